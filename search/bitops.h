@@ -1,0 +1,37 @@
+/* Bit tricks behind one portable face.
+ *
+ * GCC and Clang have builtins for population count and bit scans; MSVC has
+ * intrinsics with other names.  Everything else in the core calls these
+ * three functions, so a Windows wheel (where Arena runs) needs no other change.
+ */
+#ifndef KESTREL_BITOPS_H
+#define KESTREL_BITOPS_H
+
+#include <stdint.h>
+
+#if defined(_MSC_VER)
+#include <intrin.h>
+#if defined(_M_X64) || defined(_M_ARM64)
+#pragma intrinsic(_BitScanForward64, _BitScanReverse64)
+static __inline int kestrel_popcount(uint64_t b) {
+#if defined(_M_X64)
+    return (int)__popcnt64(b);
+#else
+    b = b - ((b >> 1) & 0x5555555555555555ULL);
+    b = (b & 0x3333333333333333ULL) + ((b >> 2) & 0x3333333333333333ULL);
+    b = (b + (b >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
+    return (int)((b * 0x0101010101010101ULL) >> 56);
+#endif
+}
+static __inline int kestrel_lsb(uint64_t b) { unsigned long i; _BitScanForward64(&i, b); return (int)i; }
+static __inline int kestrel_msb(uint64_t b) { unsigned long i; _BitScanReverse64(&i, b); return (int)i; }
+#else
+#error "Kestrel needs a 64-bit MSVC target"
+#endif
+#else
+static inline int kestrel_popcount(uint64_t b) { return __builtin_popcountll(b); }
+static inline int kestrel_lsb(uint64_t b) { return __builtin_ctzll(b); }
+static inline int kestrel_msb(uint64_t b) { return 63 - __builtin_clzll(b); }
+#endif
+
+#endif

@@ -1,0 +1,92 @@
+"""Ending games early: by the rules, by score (draw and resign), and by length.
+
+Scores are the engines' own, from the point of view of the side that reported
+them, in centipawns (mates become large numbers).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import List, Optional
+
+import chess
+import chess.engine
+
+from tournaments.config import AdjudicationConfig
+
+MATE_CP = 100_000
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """How a game ended: ``result`` as in PGN, ``termination`` a PGN Termination word, ``reason`` for people."""
+
+    result: str
+    termination: str
+    reason: str
+
+
+def rules_verdict(board: chess.Board) -> Optional[Verdict]:
+    """The game's own end by the rules, or None.
+
+    Threefold repetition and the fifty-move rule end the game at once, as
+    testing tools do, rather than waiting for a claim.
+    """
+    if board.is_checkmate():
+        winner = "White" if board.turn == chess.BLACK else "Black"
+        return Verdict("1-0" if winner == "White" else "0-1", "normal", f"{winner} mates")
+    if board.is_stalemate():
+        return Verdict("1/2-1/2", "normal", "Draw by stalemate")
+    if board.is_insufficient_material():
+        return Verdict("1/2-1/2", "normal", "Draw by insufficient mating material")
+    if board.halfmove_clock >= 100:
+        return Verdict("1/2-1/2", "normal", "Draw by fifty moves rule")
+    if board.is_repetition(3):
+        return Verdict("1/2-1/2", "normal", "Draw by 3-fold repetition")
+    return None
+
+
+class Adjudicator:
+    """Watches the scores of one game and calls it when the thresholds say so."""
+
+    def __init__(self, config: AdjudicationConfig) -> None:
+        self.config = config
+        self.scores: List[Optional[int]] = []  # one per ply played by the engines, mover's view
+        self.plies = 0
+
+    def record(self, score: Optional[int]) -> None:
+        self.scores.append(score)
+        self.plies += 1
+
+    def verdict(self, board: chess.Board) -> Optional[Verdict]:
+        """Call after each engine move (``board`` is after that move)."""
+        c = self.config
+        mover = not board.turn  # the side that has just moved
+        mover_name = "White" if mover == chess.WHITE else "Black"
+        if c.resign_movecount and c.resign_score is not None:
+            n = c.resign_movecount
+            own = self.scores[-1::-2][:n]
+            other = self.scores[-2::-2][:n]
+            lost = len(own) == n and all(s is not None and s <= -c.resign_score for s in own)
+            agreed = not c.resign_twosided or (
+                len(other) == n and all(s is not None and s >= c.resign_score for s in other))
+            if lost and agreed:
+                result = "0-1" if mover == chess.WHITE else "1-0"
+                return Verdict(result, "adjudication", f"{mover_name} resigns (score adjudication)")
+        if c.draw_movecount and c.draw_score is not None:
+            n = 2 * c.draw_movecount
+            last = self.scores[-n:]
+            after = board.fullmove_number > (c.draw_movenumber or 0)
+            if after and len(last) == n and all(s is not None and abs(s) <= c.draw_score for s in last):
+                return Verdict("1/2-1/2", "adjudication", "Draw by adjudication (scores)")
+        if c.maxmoves is not None and self.plies >= 2 * c.maxmoves:
+            return Verdict("1/2-1/2", "adjudication", f"Draw by adjudication (maximum length {c.maxmoves} moves)")
+        return None
+
+
+def score_cp(score: Optional[chess.engine.PovScore], color: chess.Color) -> Optional[int]:
+    """Centipawns from ``color``'s view, mates as +-``MATE_CP``."""
+    if score is None:
+        return None
+    return score.pov(color).score(mate_score=MATE_CP)
+

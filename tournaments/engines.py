@@ -1,0 +1,184 @@
+"""Engine processes: start, set up, check, and kill them.
+
+Every call that waits on an engine has a deadline, because an engine that
+stops answering must cost it the game, not stop the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import os
+import signal
+import sys
+from typing import Dict, Optional, Tuple
+
+import chess.engine
+
+from tournaments.config import EngineConfig
+
+
+def _die_with_parent() -> None:
+    """In the child, before exec: ask Linux to kill the engine when the runner dies.
+
+    A runner killed with SIGKILL cannot clean up, and a hung engine would
+    otherwise keep a core busy for ever.
+    """
+    with contextlib.suppress(Exception):
+        ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
+
+
+class EngineFault(Exception):
+    """An engine misbehaved; ``kind`` says how (crash, stall, illegal, malformed, flag)."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+class SetupError(Exception):
+    """An engine cannot be used as configured (bad command, unknown option)."""
+
+
+def _option_value(option: chess.engine.Option, raw: str) -> chess.engine.ConfigValue:
+    """Turn a string from the command line into the type the engine declared, or raise ``SetupError``."""
+    try:
+        if option.type == "check":
+            if raw.lower() not in ("true", "false", "1", "0", "on", "off"):
+                raise ValueError(raw)
+            value: chess.engine.ConfigValue = raw.lower() in ("true", "1", "on")
+        elif option.type == "spin":
+            value = int(raw)
+        else:
+            value = raw
+        option.parse(value)
+    except (ValueError, chess.engine.EngineError) as err:
+        raise SetupError(f"bad value {raw!r} for option {option.name!r}: {err}") from None
+    return value
+
+
+class EngineProcess:
+    """One running engine, driven through python-chess's asyncio protocol objects."""
+
+    def __init__(self, config: EngineConfig) -> None:
+        self.config = config
+        self.transport: Optional[asyncio.SubprocessTransport] = None
+        self.protocol: Optional[chess.engine.Protocol] = None
+
+    @property
+    def alive(self) -> bool:
+        return self.protocol is not None and not self.protocol.returncode.done()
+
+    async def start(self, timeout: float) -> None:
+        """Start the process and finish the handshake and options, within ``timeout`` seconds.
+
+        Raises ``SetupError`` for a bad command or option, ``EngineFault`` for an
+        engine that dies or stays silent during the handshake.
+        """
+        popen = chess.engine.popen_uci if self.config.protocol == "uci" else chess.engine.popen_xboard
+        kwargs: Dict[str, object] = {"cwd": self.config.workdir} if self.config.workdir else {}
+        if sys.platform.startswith("linux"):
+            kwargs["preexec_fn"] = _die_with_parent
+        try:
+            # setpgrp: a Ctrl-C meant for the runner should not kill the engines mid-move.
+            self.transport, self.protocol = await asyncio.wait_for(
+                popen(self.config.command, setpgrp=True, **kwargs), timeout)
+        except (FileNotFoundError, PermissionError, NotADirectoryError) as err:
+            raise SetupError(f"cannot start {self.config.command!r}: {err}") from None
+        except asyncio.TimeoutError:
+            raise EngineFault("stall", f"no answer to {self.handshake_word()} within {timeout:g}s") from None
+        except chess.engine.EngineTerminatedError as err:
+            raise EngineFault("crash", f"died during {self.handshake_word()}: {err}") from None
+        except chess.engine.EngineError as err:
+            raise EngineFault("malformed", f"bad handshake: {err}") from None
+        await self.configure(timeout)
+
+    def handshake_word(self) -> str:
+        return "uci" if self.config.protocol == "uci" else "xboard/protover"
+
+    def check_options(self) -> Dict[str, chess.engine.ConfigValue]:
+        """Typed option values, or ``SetupError`` for an option the engine does not declare."""
+        assert self.protocol is not None
+        declared = self.protocol.options
+        values: Dict[str, chess.engine.ConfigValue] = {}
+        for name, raw in self.config.options.items():
+            if name not in declared:
+                known = ", ".join(sorted(declared)) or "none"
+                raise SetupError(f"engine {self.config.name!r} has no option {name!r} (it declares: {known})")
+            values[declared[name].name] = _option_value(declared[name], raw)
+        return values
+
+    async def configure(self, timeout: float) -> None:
+        assert self.protocol is not None
+        values = self.check_options()
+        try:
+            if values:
+                await asyncio.wait_for(self.protocol.configure(values), timeout)
+            await self.ping(timeout)
+        except chess.engine.EngineError as err:
+            raise SetupError(f"engine {self.config.name!r} refused its options: {err}") from None
+
+    async def ping(self, timeout: float) -> None:
+        """``isready``/``readyok`` (or xboard ``ping``/``pong``) within ``timeout`` seconds."""
+        assert self.protocol is not None
+        word = "isready" if self.config.protocol == "uci" else "ping"
+        try:
+            await asyncio.wait_for(self.protocol.ping(), timeout)
+        except asyncio.TimeoutError:
+            raise EngineFault("stall", f"no answer to {word} within {timeout:g}s") from None
+        except chess.engine.EngineTerminatedError as err:
+            raise EngineFault("crash", f"died before answering {word}: {err}") from None
+
+    async def new_game(self, game_id: object, timeout: float) -> None:
+        """Tell the engine a new game starts, before its clock runs.
+
+        python-chess would otherwise send ``ucinewgame`` and wait for ``readyok``
+        inside the first ``play`` call, charging that wait to the engine's clock.
+        """
+        assert self.protocol is not None
+        protocol = self.protocol
+        if isinstance(protocol, chess.engine.UciProtocol) and hasattr(protocol, "first_game"):
+            protocol.send_line("ucinewgame")
+            protocol.game = game_id
+            protocol.first_game = False
+        await self.ping(timeout)
+
+    async def kill(self) -> None:
+        """Stop the process at once (hung or crashed engines, and the end of the run on errors)."""
+        if self.transport is not None:
+            with contextlib.suppress(ProcessLookupError, OSError):
+                pid = self.transport.get_pid()
+                # The engine runs in its own session: kill the group, so helpers die with it.
+                os.killpg(pid, signal.SIGKILL)
+            with contextlib.suppress(ProcessLookupError, OSError):
+                self.transport.kill()
+            if self.protocol is not None:
+                with contextlib.suppress(asyncio.TimeoutError, Exception):
+                    await asyncio.wait_for(asyncio.shield(self.protocol.returncode), 5)
+            self.transport.close()
+        self.transport = None
+        self.protocol = None
+
+    async def quit(self, timeout: float = 2.0) -> None:
+        """Ask the engine to quit politely, and kill it if it does not."""
+        if self.protocol is not None and self.alive:
+            with contextlib.suppress(asyncio.TimeoutError, Exception):
+                await asyncio.wait_for(self.protocol.quit(), timeout)
+        await self.kill()
+
+
+async def probe(config: EngineConfig, timeout: float) -> Tuple[Optional[EngineFault], Dict[str, chess.engine.Option]]:
+    """Start an engine once before the run: ``SetupError`` propagates, a fault is returned.
+
+    Returns the fault (if the engine stalled or died) and its declared options.
+    """
+    engine = EngineProcess(config)
+    try:
+        await engine.start(timeout)
+        assert engine.protocol is not None
+        return None, dict(engine.protocol.options)
+    except EngineFault as fault:
+        return fault, {}
+    finally:
+        await engine.quit()

@@ -1,0 +1,227 @@
+"""Playing one game between two engine processes.
+
+The runner keeps both clocks: each move is timed from ``go`` to ``bestmove``,
+and a side that has not answered by its remaining time plus the margin has
+flagged; its process is killed, because it may never answer. Every engine
+failure becomes a loss for that engine with the reason in the PGN.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import time
+from dataclasses import dataclass
+from typing import Dict, Optional, Tuple
+
+import chess
+import chess.engine
+import chess.pgn
+
+from tournaments.adjudication import Adjudicator, Verdict, rules_verdict, score_cp
+from tournaments.config import TournamentConfig
+from tournaments.engines import EngineFault, EngineProcess, SetupError
+from tournaments.openings import Opening
+from tournaments.timecontrol import Clock, build_limit
+
+COLOR_NAMES = {chess.WHITE: "White", chess.BLACK: "Black"}
+
+# Fault kind -> (PGN Termination, how the reason starts).
+_FAULTS = {
+    "crash": ("abandoned", "{side} disconnects"),
+    "stall": ("stalled connection", "{side}'s connection stalls"),
+    "flag": ("time forfeit", "{side} loses on time"),
+    "illegal": ("rules infraction", "{side} makes an illegal move"),
+    "malformed": ("rules infraction", "{side} sends a malformed answer"),
+}
+
+
+@dataclass(frozen=True)
+class GameSpec:
+    """One scheduled game: who plays which colour from which opening."""
+
+    index: int  # position in the schedule, from 0
+    round: int  # from 1
+    pair: int  # games 2k and 2k+1 of an encounter share an opening with colours swapped
+    white: str
+    black: str
+    opening: int  # index into the run's opening list
+
+
+@dataclass
+class GameOutcome:
+    """A finished game as the runner records it."""
+
+    spec: GameSpec
+    result: str  # "1-0", "0-1", "1/2-1/2" or "*" (neither engine could play)
+    termination: str
+    reason: str
+    pgn: str
+    plies: int
+    white_faulted: bool = False
+    black_faulted: bool = False
+
+
+def forfeit(side: chess.Color, fault: EngineFault) -> Verdict:
+    termination, text = _FAULTS.get(fault.kind, _FAULTS["malformed"])
+    reason = text.format(side=COLOR_NAMES[side])
+    detail = str(fault)
+    if detail:
+        reason += f": {detail}"
+    return Verdict("0-1" if side == chess.WHITE else "1-0", termination, reason)
+
+
+def move_comment(score: Optional[chess.engine.PovScore], color: chess.Color, depth: Optional[int],
+                 elapsed: float) -> str:
+    """cutechess-style ``+0.35/12 0.251s`` from the mover's view."""
+    text = f"{elapsed:.3f}s"
+    if score is None:
+        return text
+    pov = score.pov(color)
+    if pov.is_mate():
+        mate = pov.mate()
+        assert mate is not None
+        value = f"{'+' if mate > 0 else '-'}M{abs(mate)}"
+    else:
+        cp = pov.score()
+        assert cp is not None
+        value = f"{cp / 100:+.2f}"
+    return f"{value}/{depth if depth is not None else 0} {text}"
+
+
+async def _ensure_started(engine: EngineProcess, timeout: float) -> Optional[EngineFault]:
+    if engine.alive:
+        return None
+    try:
+        await engine.start(timeout)
+    except SetupError as err:
+        # The engine worked at the start of the run; now it does not, so it is a crash.
+        await engine.kill()
+        return EngineFault("crash", str(err))
+    except EngineFault as fault:
+        await engine.kill()
+        return fault
+    return None
+
+
+async def _prepare(engine: EngineProcess, game_id: object, timeout: float) -> Optional[EngineFault]:
+    fault = await _ensure_started(engine, timeout)
+    if fault is None:
+        try:
+            await engine.new_game(game_id, timeout)
+        except EngineFault as err:
+            await engine.kill()
+            fault = err
+    return fault
+
+
+async def _move(engine: EngineProcess, board: chess.Board, limit: chess.engine.Limit, game_id: object,
+                timeout: float, clock_bound: bool) -> Tuple[chess.engine.PlayResult, float]:
+    """One engine move and the seconds it took; raises ``EngineFault``."""
+    assert engine.protocol is not None
+    start = time.perf_counter()
+    try:
+        result = await asyncio.wait_for(
+            engine.protocol.play(board, limit, game=game_id, info=chess.engine.INFO_BASIC | chess.engine.INFO_SCORE),
+            timeout)
+    except asyncio.TimeoutError:
+        if clock_bound:
+            raise EngineFault("flag", f"no move after {time.perf_counter() - start:.3f}s") from None
+        raise EngineFault("stall", f"no move within {timeout:g}s") from None
+    except chess.engine.EngineTerminatedError as err:
+        raise EngineFault("crash", str(err)) from None
+    except chess.engine.EngineError as err:
+        text = str(err)
+        kind = "illegal" if "illegal" in text else "malformed"
+        raise EngineFault(kind, text) from None
+    return result, time.perf_counter() - start
+
+
+def _new_pgn(config: TournamentConfig, spec: GameSpec, opening: Opening) -> chess.pgn.Game:
+    game = chess.pgn.Game()
+    h = game.headers
+    h["Event"] = config.event
+    h["Site"] = "?"
+    h["Date"] = datetime.date.today().strftime("%Y.%m.%d")
+    h["Round"] = str(spec.round)
+    h["White"] = spec.white
+    h["Black"] = spec.black
+    h["Result"] = "*"
+    tcs = {e.name: e.tc for e in config.engines}
+    white_tc, black_tc = tcs[spec.white].pgn_string(), tcs[spec.black].pgn_string()
+    if white_tc == black_tc:
+        h["TimeControl"] = white_tc
+    else:
+        h["WhiteTimeControl"] = white_tc
+        h["BlackTimeControl"] = black_tc
+    if opening.fen != chess.STARTING_FEN:
+        game.setup(chess.Board(opening.fen))
+    return game
+
+
+async def play_game(config: TournamentConfig, spec: GameSpec, opening: Opening,
+                    engines: Dict[chess.Color, EngineProcess]) -> GameOutcome:
+    """Play ``spec`` to its end; engines that fault are killed so the caller restarts them."""
+    game_id = object()  # a fresh identity tells python-chess this is a new game
+    pgn = _new_pgn(config, spec, opening)
+    node: chess.pgn.GameNode = pgn
+    board = chess.Board(opening.fen)
+    for uci in opening.moves:
+        move = board.parse_uci(uci)
+        node = node.add_variation(move, comment="book")
+        board.push(move)
+
+    faulted = {chess.WHITE: False, chess.BLACK: False}
+    verdict: Optional[Verdict] = None
+    faults = await asyncio.gather(*(_prepare(engines[c], game_id, config.startup_timeout) for c in chess.COLORS))
+    white_fault, black_fault = faults[0], faults[1]  # chess.COLORS is (WHITE, BLACK)
+    if white_fault and black_fault:
+        faulted = {chess.WHITE: True, chess.BLACK: True}
+        verdict = Verdict("*", "abandoned", f"Neither engine could start: {white_fault}; {black_fault}")
+    elif white_fault or black_fault:
+        side = chess.WHITE if white_fault else chess.BLACK
+        faulted[side] = True
+        verdict = forfeit(side, white_fault or black_fault)  # type: ignore[arg-type]
+
+    clocks = {c: Clock(engines[c].config.tc) for c in chess.COLORS}
+    adjudicator = Adjudicator(config.adjudication)
+    if verdict is None:
+        verdict = rules_verdict(board)
+    while verdict is None:
+        side = board.turn
+        engine, clock = engines[side], clocks[side]
+        deadline = clock.deadline()
+        timeout = deadline if deadline is not None else config.hang_timeout
+        try:
+            result, elapsed = await _move(engine, board, build_limit(side, clock, clocks[not side]), game_id,
+                                          timeout, deadline is not None)
+            if result.resigned:
+                verdict = Verdict("0-1" if side == chess.WHITE else "1-0", "normal", f"{COLOR_NAMES[side]} resigns")
+                break
+            if clock.overstepped(elapsed):
+                # Answered, but too late: a loss, though the process is healthy and kept.
+                verdict = forfeit(side, EngineFault("flag", f"{elapsed:.3f}s used, {deadline:.3f}s allowed"))
+                break
+            if result.move is None:
+                raise EngineFault("malformed", "bestmove without a move in a position with legal moves")
+            if not board.is_legal(result.move):
+                raise EngineFault("illegal", result.move.uci())
+        except EngineFault as fault:
+            faulted[side] = True
+            await engine.kill()
+            verdict = forfeit(side, fault)
+            break
+        clock.punch(elapsed)
+        info = result.info
+        node = node.add_variation(result.move, comment=move_comment(info.get("score"), side, info.get("depth"), elapsed))
+        board.push(result.move)
+        adjudicator.record(score_cp(info.get("score"), side))
+        verdict = rules_verdict(board) or adjudicator.verdict(board)
+
+    pgn.headers["Result"] = verdict.result
+    pgn.headers["Termination"] = verdict.termination
+    pgn.headers["PlyCount"] = str(board.ply() - chess.Board(opening.fen).ply())
+    node.comment = f"{node.comment}, {verdict.reason}" if node.comment else verdict.reason
+    text = str(pgn)
+    return GameOutcome(spec, verdict.result, verdict.termination, verdict.reason, text,
+                       adjudicator.plies, faulted[chess.WHITE], faulted[chess.BLACK])

@@ -1,0 +1,120 @@
+"""Start positions: a FEN plus the book moves played from it.
+
+EPD files give one position a line (four-field EPD or a full FEN); PGN files
+give the main line of each game, cut to a ply limit. The order is the file's,
+or shuffled with a seed so that a resumed run sees the same sequence.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+from dataclasses import dataclass
+from typing import List, Optional, Tuple
+
+import chess
+import chess.pgn
+
+from tournaments.config import ConfigError, OpeningsConfig
+
+# A few well-known, balanced lines, so that a run without a book file still varies its games.
+BUILTIN_LINES = [
+    "e2e4 e7e5 g1f3 b8c6 f1b5 a7a6",  # Ruy Lopez
+    "e2e4 c7c5 g1f3 d7d6 d2d4 c5d4",  # Sicilian
+    "d2d4 d7d5 c2c4 e7e6 b1c3 g8f6",  # Queen's Gambit Declined
+    "d2d4 g8f6 c2c4 g7g6 b1c3 f8g7",  # King's Indian
+    "e2e4 e7e6 d2d4 d7d5 b1c3 f8b4",  # French Winawer
+    "e2e4 c7c6 d2d4 d7d5 e4e5 c8f5",  # Caro-Kann Advance
+    "c2c4 e7e5 b1c3 g8f6 g2g3 d7d5",  # English
+    "g1f3 d7d5 g2g3 g8f6 f1g2 c7c6",  # Reti
+]
+
+
+@dataclass(frozen=True)
+class Opening:
+    """A start position and the book moves (UCI) that lead from it to where the engines begin."""
+
+    fen: str
+    moves: Tuple[str, ...] = ()
+
+    def board(self) -> chess.Board:
+        board = chess.Board(self.fen)
+        for uci in self.moves:
+            board.push_uci(uci)
+        return board
+
+
+def _parse_epd_line(line: str) -> Optional[Opening]:
+    fields = line.split()
+    if len(fields) < 4:
+        return None
+    # A full FEN ends in two counters; plain EPD carries operations (bm, id) instead.
+    if len(fields) >= 6 and fields[4].isdigit() and fields[5].isdigit():
+        board = chess.Board(" ".join(fields[:6]))
+    else:
+        board, _ = chess.Board.from_epd(line)
+    if not board.is_valid():
+        raise ValueError(f"invalid position: {line!r}")
+    return Opening(board.fen())
+
+
+def read_epd(text: str) -> List[Opening]:
+    openings = []
+    for number, line in enumerate(text.splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            opening = _parse_epd_line(line)
+        except ValueError as err:
+            raise ConfigError(f"line {number}: {err}") from None
+        if opening is not None:
+            openings.append(opening)
+    return openings
+
+
+def read_pgn(text: str, plies: Optional[int]) -> List[Opening]:
+    openings = []
+    stream = io.StringIO(text)
+    while True:
+        game = chess.pgn.read_game(stream)
+        if game is None:
+            break
+        if game.errors:
+            raise ConfigError(f"bad PGN opening: {game.errors[0]}")
+        moves = [m.uci() for m in game.mainline_moves()]
+        if plies is not None:
+            moves = moves[:plies]
+        openings.append(Opening(game.board().fen(), tuple(moves)))
+    return openings
+
+
+def builtin_openings() -> List[Opening]:
+    return [Opening(chess.STARTING_FEN, tuple(line.split())) for line in BUILTIN_LINES]
+
+
+def load_openings(config: OpeningsConfig, seed: int) -> List[Opening]:
+    """All openings of a run in the order they will be used (offset and shuffle applied)."""
+    if config.file is None:
+        openings = builtin_openings()
+        if config.plies is not None:
+            openings = [Opening(o.fen, o.moves[:config.plies]) for o in openings]
+    else:
+        fmt = config.format or ("pgn" if config.file.lower().endswith(".pgn") else "epd")
+        try:
+            with open(config.file, encoding="utf-8", errors="replace") as f:
+                text = f.read()
+        except OSError as err:
+            raise ConfigError(f"cannot read openings file: {err}") from None
+        if fmt == "pgn":
+            openings = read_pgn(text, config.plies)
+        elif fmt == "epd":
+            openings = read_epd(text)
+        else:
+            raise ConfigError(f"unknown openings format {fmt!r} (epd or pgn)")
+    if not openings:
+        raise ConfigError("no openings found")
+    if config.order == "random":
+        random.Random(seed).shuffle(openings)
+    start = (max(1, config.start) - 1) % len(openings)
+    return openings[start:] + openings[:start]

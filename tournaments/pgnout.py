@@ -1,0 +1,34 @@
+"""Appending finished games to the PGN file so that a killed run loses none of them."""
+
+from __future__ import annotations
+
+import os
+from typing import Optional
+
+
+class PgnWriter:
+    """Appends games, each flushed and fsynced before the run records it as finished."""
+
+    def __init__(self, path: Optional[str], truncate_to: Optional[int] = None) -> None:
+        self.path = path
+        self.offset = 0
+        if path is None:
+            return
+        with open(path, "ab") as f:
+            if truncate_to is not None:
+                # Resuming: drop whatever was written after the last game the state file knows,
+                # so a game cut off mid-write, or written but never recorded, is not kept twice.
+                f.truncate(truncate_to)
+            self.offset = f.seek(0, os.SEEK_END)
+
+    def append(self, text: str) -> int:
+        """Write one game; return the file's length afterwards (the state file keeps it)."""
+        if self.path is None:
+            return 0
+        data = (text.rstrip("\n") + "\n\n").encode("utf-8")
+        with open(self.path, "ab") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+            self.offset = f.tell()
+        return self.offset

@@ -1,0 +1,142 @@
+"""The scheduler: which games are played, N at a time, and what happens after each.
+
+Each of the N workers owns the engine processes of the game it is playing and
+keeps them for its next game when the same engines meet again, so that
+startup is paid once per worker rather than once per game; a process that
+faulted was killed by the game and is started afresh here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import random
+import sys
+from typing import Dict, List, Optional, TextIO
+
+import chess
+import chess.engine
+
+from tournaments.config import ConfigError, TournamentConfig
+from tournaments.engines import EngineProcess, SetupError, probe
+from tournaments.game import GameOutcome, GameSpec, play_game
+from tournaments.openings import Opening, load_openings
+from tournaments.pgnout import PgnWriter
+from tournaments.report import Progress, sprt_line, sprt_of
+from tournaments.state import FinishedGame, RunState, save_state
+
+
+def schedule(config: TournamentConfig, n_openings: int) -> List[GameSpec]:
+    """Every game of the run, in order; games 2k and 2k+1 of an encounter form a pair."""
+    names = [e.name for e in config.engines]
+    if config.kind == "gauntlet":
+        encounters = [(names[0], other) for other in names[1:]]
+    else:
+        encounters = list(itertools.combinations(names, 2))
+    specs: List[GameSpec] = []
+    pair = -1
+    opening = -1
+    for round_number in range(1, config.rounds + 1):
+        for a, b in encounters:
+            for g in range(config.games):
+                if g % 2 == 0:
+                    pair += 1
+                    opening = (opening + 1) % n_openings
+                white, black = (a, b) if g % 2 == 0 else (b, a)
+                specs.append(GameSpec(len(specs), round_number, pair, white, black, opening))
+    return specs
+
+
+async def preflight(config: TournamentConfig, stream: TextIO = sys.stderr) -> Dict[str, Dict[str, chess.engine.Option]]:
+    """Start every engine once, in parallel, before any game.
+
+    A bad command or option raises ``ConfigError`` (the run must not start);
+    an engine that stalls or dies in the handshake only gets a warning, and
+    forfeits its games with the reason in the PGN.
+    """
+    results = await asyncio.gather(*(probe(e, config.startup_timeout) for e in config.engines),
+                                   return_exceptions=True)
+    declared: Dict[str, Dict[str, chess.engine.Option]] = {}
+    for engine, result in zip(config.engines, results):
+        if isinstance(result, SetupError):
+            raise ConfigError(f"engine {engine.name!r}: {result}")
+        if isinstance(result, BaseException):
+            raise result
+        fault, options = result
+        if fault is not None:
+            stream.write(f"Warning: engine {engine.name!r} failed its start-up check ({fault}); "
+                         f"its games will be forfeited if it does not recover\n")
+        declared[engine.name] = options
+    return declared
+
+
+class Runner:
+    """Plays the scheduled games that the state does not already hold."""
+
+    def __init__(self, config: TournamentConfig, state: RunState, pgn: PgnWriter,
+                 state_path: Optional[str], stream: TextIO = sys.stderr) -> None:
+        self.config = config
+        self.state = state
+        self.pgn = pgn
+        self.state_path = state_path
+        self.stream = stream
+        self.openings: List[Opening] = load_openings(config.openings, state.seed)
+        self.specs = schedule(config, len(self.openings))
+        self.progress = Progress(config, len(self.specs), stream)
+        self.queue: "asyncio.Queue[GameSpec]" = asyncio.Queue()
+        self.stop = bool(state.stopped)
+        self.engine_configs = {e.name: e for e in config.engines}
+
+    async def run(self) -> RunState:
+        done = self.state.finished_indices()
+        for spec in self.specs:
+            if spec.index not in done:
+                self.queue.put_nowait(spec)
+        if not self.stop and self.queue.qsize():
+            workers = [asyncio.create_task(self._worker()) for _ in range(min(self.config.concurrency, self.queue.qsize()))]
+            try:
+                await asyncio.gather(*workers)
+            finally:
+                for w in workers:
+                    w.cancel()
+                await asyncio.gather(*workers, return_exceptions=True)
+        self.progress.close()
+        return self.state
+
+    async def _worker(self) -> None:
+        engines: Dict[str, EngineProcess] = {}
+        try:
+            while not self.stop:
+                try:
+                    spec = self.queue.get_nowait()
+                except asyncio.QueueEmpty:
+                    return
+                # Keep only the two processes this game needs; others would idle and hold memory.
+                for name in [n for n in engines if n not in (spec.white, spec.black)]:
+                    await engines.pop(name).quit()
+                for name in (spec.white, spec.black):
+                    if name not in engines:
+                        engines[name] = EngineProcess(self.engine_configs[name])
+                outcome = await play_game(self.config, spec, self.openings[spec.opening],
+                                          {chess.WHITE: engines[spec.white], chess.BLACK: engines[spec.black]})
+                self._record(outcome)
+        finally:
+            await asyncio.gather(*(e.quit() for e in engines.values()), return_exceptions=True)
+
+    def _record(self, outcome: GameOutcome) -> None:
+        """Make a finished game durable: PGN first, then the state that points past it."""
+        spec = outcome.spec
+        self.state.pgn_offset = self.pgn.append(outcome.pgn)
+        game = FinishedGame(spec.index, spec.pair, spec.round, spec.white, spec.black, spec.opening,
+                            outcome.result, outcome.termination, outcome.reason, outcome.plies)
+        self.state.games.append(game)
+        status = sprt_of(self.config, self.state.games)
+        if status is not None and status.decision and not self.state.stopped:
+            self.state.stopped = sprt_line(self.config, status)
+            self.stop = True
+        save_state(self.state_path, self.state)
+        self.progress.update(self.state.games, game)
+
+
+def new_seed() -> int:
+    return random.SystemRandom().randrange(1 << 31)

@@ -1,0 +1,153 @@
+"""Match statistics: score, Elo and its 95% interval, LOS, draw ratio, pentanomial pairs.
+
+Elo follows the logistic model, score = 1 / (1 + 10^(-Elo/400)). The interval
+is the normal approximation on the mean game score, mapped through that curve
+(as cutechess-cli reports it); LOS is the normal approximation on wins against
+losses, draws carrying no information.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
+
+Z95 = 1.959963984540054  # two-sided 95% quantile of the normal distribution
+NELO_PER_T = 800.0 / math.log(10.0)  # normalized Elo per unit of (mean - 1/2) / sigma
+
+
+def elo_from_score(score: float) -> float:
+    """Logistic Elo difference for an expected score in (0, 1); +-inf at the ends."""
+    if score <= 0.0:
+        return -math.inf
+    if score >= 1.0:
+        return math.inf
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def score_from_elo(elo: float) -> float:
+    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+
+
+@dataclass
+class Tally:
+    """Results of one side (engine or pairing) from its own point of view."""
+
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+    # Pair outcomes by points of the pair: index 0 = 0 points (LL) ... 4 = 2 points (WW).
+    pentanomial: List[int] = field(default_factory=lambda: [0] * 5)
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.losses + self.draws
+
+    @property
+    def score(self) -> float:
+        """Mean points per game, 0.5 with no games."""
+        return (self.wins + 0.5 * self.draws) / self.games if self.games else 0.5
+
+    @property
+    def draw_ratio(self) -> float:
+        return self.draws / self.games if self.games else 0.0
+
+    def add(self, points: float) -> None:
+        if points == 1.0:
+            self.wins += 1
+        elif points == 0.0:
+            self.losses += 1
+        else:
+            self.draws += 1
+
+    def add_pair(self, points: float) -> None:
+        self.pentanomial[int(round(2 * points))] += 1
+
+    def elo(self) -> float:
+        return elo_from_score(self.score)
+
+    def elo_interval(self) -> Tuple[float, float, float]:
+        """Elo, and the 95% interval (low, high), from the per-game variance of the score."""
+        n = self.games
+        if n == 0:
+            return 0.0, -math.inf, math.inf
+        s = self.score
+        var = (self.wins * (1 - s) ** 2 + self.draws * (0.5 - s) ** 2 + self.losses * s ** 2) / n
+        half = Z95 * math.sqrt(var / n)
+        return elo_from_score(s), elo_from_score(s - half), elo_from_score(s + half)
+
+    def elo_error(self) -> float:
+        """Half the width of the 95% Elo interval (the ``+-`` figure); inf when unknown."""
+        _, low, high = self.elo_interval()
+        if not (math.isfinite(low) and math.isfinite(high)):
+            return math.inf
+        return (high - low) / 2.0
+
+    def los(self) -> float:
+        """Likelihood of superiority, in [0, 1]."""
+        decisive = self.wins + self.losses
+        if decisive == 0:
+            return 0.5
+        return 0.5 * (1.0 + math.erf((self.wins - self.losses) / math.sqrt(2.0 * decisive)))
+
+    def penta_elo_interval(self) -> Tuple[float, float, float]:
+        """Elo and 95% interval from pair scores, which counts the pairing's correlation."""
+        pairs = sum(self.pentanomial)
+        if pairs == 0:
+            return 0.0, -math.inf, math.inf
+        mean, var = mean_var([(i / 4.0, c / pairs) for i, c in enumerate(self.pentanomial)])
+        half = Z95 * math.sqrt(var / pairs)
+        return elo_from_score(mean), elo_from_score(mean - half), elo_from_score(mean + half)
+
+    def normalized_elo(self) -> Optional[float]:
+        """nElo from pairs: (mean - 1/2) / per-game sigma * 800/ln 10; None when undefined."""
+        pairs = sum(self.pentanomial)
+        if pairs == 0:
+            return None
+        mean, var = mean_var([(i / 4.0, c / pairs) for i, c in enumerate(self.pentanomial)])
+        if var <= 0:
+            return None
+        # A pair score is the mean of two games, so one game's variance is twice the pair's.
+        return (mean - 0.5) / math.sqrt(2.0 * var) * NELO_PER_T
+
+
+def mean_var(pdf: Iterable[Tuple[float, float]]) -> Tuple[float, float]:
+    """Mean and variance of a discrete distribution given as (value, probability)."""
+    pdf = list(pdf)
+    mean = sum(a * p for a, p in pdf)
+    return mean, sum(p * (a - mean) ** 2 for a, p in pdf)
+
+
+def points(result: str, white: bool) -> Optional[float]:
+    """Points for White (``white=True``) or Black from a PGN result; None for ``*``."""
+    value = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}.get(result)
+    if value is None:
+        return None
+    return value if white else 1.0 - value
+
+
+def tally_results(games: Sequence[Tuple[int, str, str, str]], engine: str,
+                  opponents: Optional[Iterable[str]] = None) -> Tally:
+    """Tally ``engine``'s games, given as (pair id, white, black, result).
+
+    A pair counts toward the pentanomial only when both of its games are
+    finished and scored.
+    """
+    wanted = None if opponents is None else set(opponents)
+    tally = Tally()
+    pairs: Dict[int, List[float]] = {}
+    for pair, white, black, result in games:
+        if engine not in (white, black):
+            continue
+        opponent = black if white == engine else white
+        if wanted is not None and opponent not in wanted:
+            continue
+        p = points(result, white == engine)
+        if p is None:
+            continue
+        tally.add(p)
+        pairs.setdefault(pair, []).append(p)
+    for pair_points in pairs.values():
+        if len(pair_points) == 2:
+            tally.add_pair(sum(pair_points))
+    return tally
