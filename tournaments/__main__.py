@@ -1,0 +1,108 @@
+"""``python -m tournaments`` / ``kestrel-tournament``: run a match or tournament from the shell."""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from typing import List, Optional
+
+from tournaments.cli import USAGE, HelpRequested, build_config, split_options
+from tournaments.config import ConfigError, TournamentConfig
+from tournaments.engines import probe
+from tournaments.pgnout import PgnWriter
+from tournaments.plot import PlotUnavailable, write_plot
+from tournaments.report import final_report
+from tournaments.runner import Runner, new_seed, preflight
+from tournaments.state import RunState, config_of, load_state, save_state
+
+
+async def adapt_default(config: TournamentConfig) -> None:
+    """Until Kestrel offers MCTS, the default run plays alpha-beta Kestrel against itself."""
+    first, second = config.engines
+    fault, options = await probe(first, config.startup_timeout)
+    if fault is not None:
+        raise ConfigError(f"Kestrel's UCI engine did not start ({fault}); give engines with -engine")
+    mode = options.get("SearchMode")
+    if mode is None:
+        first.options.pop("SearchMode", None)
+        second.options.pop("SearchMode", None)
+        second.name = "Kestrel-2"
+        sys.stderr.write("Kestrel has no SearchMode option yet: it plays against itself\n")
+    elif "MCTS" not in (mode.var or []):
+        second.options["SearchMode"] = "AlphaBeta"
+        second.name = "Kestrel-AB-2"
+        sys.stderr.write("Kestrel has no MCTS mode yet: alpha-beta plays against itself\n")
+
+
+def describe(config: TournamentConfig, total: int) -> str:
+    lines = [f"{config.event}: {config.kind}, {total} games, concurrency {config.concurrency}"]
+    for e in config.engines:
+        options = " ".join(f"{k}={v}" for k, v in e.options.items())
+        lines.append(f"  {e.name}: {' '.join(e.command)} ({e.protocol}, {e.tc.pgn_string()}) {options}".rstrip())
+    return "\n".join(lines)
+
+
+async def run(config: TournamentConfig, state: RunState, resume: bool, is_default: bool) -> int:
+    if is_default:
+        await adapt_default(config)
+        state.config = config.to_dict()
+    await preflight(config)
+    pgn = PgnWriter(config.pgnout, truncate_to=state.pgn_offset if resume else None)
+    state.pgn_offset = pgn.offset
+    save_state(config.state_file, state)
+    runner = Runner(config, state, pgn, config.state_file)
+    done = len(state.games)
+    print(describe(config, len(runner.specs)) + (f"\nresuming after {done} finished games" if resume else ""),
+          file=sys.stderr, flush=True)
+    await runner.run()
+    if state.stopped:
+        print(f"Stopped early: {state.stopped}", file=sys.stderr)
+    print(final_report(config, state.games), flush=True)
+    if config.plot:
+        try:
+            write_plot(config.plot, state.games, config.engines[0].name,
+                       config.engines[1].name if len(config.engines) == 2 else "the field")
+            print(f"Elo plot written to {config.plot}", file=sys.stderr)
+        except PlotUnavailable as err:
+            print(f"No plot: {err}", file=sys.stderr)
+    return 0
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    try:
+        line = split_options(argv)
+        resume = line.get("resume")
+        if resume is not None:
+            path = (resume[0] if resume else None) or (line.get("state") or [None])[0]
+            if path is None and line.get("pgnout"):
+                path = line.get("pgnout")[0] + ".state.json"  # type: ignore[index]
+            if path is None:
+                raise ConfigError("-resume needs the state file: -resume FILE, -state FILE or -pgnout FILE")
+            state = load_state(path)
+            config = config_of(state)
+            config.state_file = path
+            concurrency = line.get("concurrency")
+            if concurrency:  # safe to change: it does not alter which games are played
+                config.concurrency = int(concurrency[0])
+            is_default = False
+        else:
+            config, is_default = build_config(line)
+            config.validate()
+            seed = config.seed if config.seed is not None else new_seed()
+            state = RunState(config=config.to_dict(), seed=seed)
+        config.validate()
+        return asyncio.run(run(config, state, resume is not None, is_default))
+    except HelpRequested:
+        print(USAGE)
+        return 0
+    except ConfigError as err:
+        print(f"kestrel-tournament: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("\ninterrupted; finished games are saved (continue with -resume)", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

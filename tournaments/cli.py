@@ -1,0 +1,247 @@
+"""The command line, cutechess-cli style: ``-engine cmd=... name=... option.Hash=64 -each tc=10+0.1``.
+
+Options take the words that follow them up to the next option; engine and
+``-each`` settings are ``key=value`` words. Double dashes work too
+(``--resume``), so the line reads like other Python tools as well.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
+
+from tournaments.config import (AdjudicationConfig, ConfigError, EngineConfig, SprtConfig, TournamentConfig,
+                                default_config, load_config_file)
+from tournaments.timecontrol import TimeControl
+
+USAGE = """\
+usage: python -m tournaments [options]   (or: kestrel-tournament [options])
+
+  -engine KEY=VALUE ...   an engine; keys: cmd= name= proto=uci|xboard dir= arg= (repeatable)
+                          option.NAME=VALUE tc= st= nodes= depth= timemargin=
+  -each KEY=VALUE ...     settings for every engine (same keys)
+  -config FILE            a JSON config file (command-line options override it)
+  -tournament round-robin|gauntlet
+  -games N                games per encounter per round (pairs share an opening, colours swapped)
+  -rounds N               rounds (default 1)
+  -concurrency N          games played at once (default 1)
+  -openings file=F [format=epd|pgn] [order=sequential|random] [plies=N] [start=N]
+  -srand N                seed for shuffled openings
+  -draw movenumber=N movecount=N score=CP
+  -resign movecount=N score=CP [twosided=true]
+  -maxmoves N             adjudicate a draw after N moves
+  -sprt elo0=E0 elo1=E1 [alpha=0.05] [beta=0.05] [model=normalized|logistic]
+                          (or positionally: -sprt E0 E1 ALPHA BETA)
+  -pgnout FILE            append finished games to FILE
+  -state FILE             resume state (default: PGNFILE.state.json)
+  -resume                 continue the interrupted run recorded in the state file
+  -plot FILE.png          Elo estimate and error bar against games played (needs matplotlib)
+  -event NAME             PGN Event tag
+  -startup-timeout S      seconds allowed for uci/isready answers (default 10)
+  -hang-timeout S         seconds allowed per move when only nodes=/depth= bound it (default 60)
+  -report-every N         games between progress lines when stderr is not a terminal
+With no engines, Kestrel alpha-beta plays Kestrel MCTS on built-in openings.
+
+time controls: tc=40/60+0.6 (moves/seconds+increment), tc=10+0.1, tc=5, tc=inf;
+  st=1 (seconds per move), nodes=10000, depth=8; timemargin=0.05 (seconds a side may overstep)
+"""
+
+OPTIONS = {
+    "engine", "each", "config", "tournament", "games", "rounds", "concurrency", "openings", "srand", "seed",
+    "draw", "resign", "maxmoves", "sprt", "pgnout", "state", "resume", "plot", "event", "startup-timeout",
+    "hang-timeout", "report-every", "h", "help", "repeat", "recover",
+}
+TC_KEYS = ("tc", "st", "nodes", "depth", "timemargin")
+
+
+class HelpRequested(Exception):
+    pass
+
+
+@dataclass
+class CommandLine:
+    """The parsed command line, before it is merged with a config file."""
+
+    options: List[Tuple[str, List[str]]] = field(default_factory=list)
+
+    def get(self, name: str) -> Optional[List[str]]:
+        found = [values for key, values in self.options if key == name]
+        return found[-1] if found else None
+
+    def all(self, name: str) -> List[List[str]]:
+        return [values for key, values in self.options if key == name]
+
+    def has(self, name: str) -> bool:
+        return any(key == name for key, _ in self.options)
+
+
+def split_options(argv: List[str]) -> CommandLine:
+    line = CommandLine()
+    for word in argv:
+        name = word.lstrip("-")
+        if word.startswith("-") and name in OPTIONS:
+            line.options.append((name, []))
+        elif not line.options:
+            raise ConfigError(f"unexpected {word!r} before any option (see -help)")
+        else:
+            line.options[-1][1].append(word)
+    if line.has("h") or line.has("help"):
+        raise HelpRequested()
+    return line
+
+
+def key_values(words: List[str], what: str) -> List[Tuple[str, str]]:
+    pairs = []
+    for word in words:
+        if "=" not in word:
+            raise ConfigError(f"{what}: expected key=value, got {word!r}")
+        key, value = word.split("=", 1)
+        pairs.append((key, value))
+    return pairs
+
+
+def _single(line: CommandLine, name: str) -> Optional[str]:
+    values = line.get(name)
+    if values is None:
+        return None
+    if len(values) != 1:
+        raise ConfigError(f"-{name} takes one value")
+    return values[0]
+
+
+def _number(text: Optional[str], what: str, kind: type = int) -> Optional[float]:
+    if text is None:
+        return None
+    try:
+        return kind(text)
+    except ValueError:
+        raise ConfigError(f"{what}: not a number: {text!r}") from None
+
+
+def engine_from_words(pairs: List[Tuple[str, str]], each: List[Tuple[str, str]], number: int) -> EngineConfig:
+    """One ``-engine``, its own keys taking precedence over ``-each``."""
+    settings: Dict[str, str] = {}
+    options: Dict[str, str] = {}
+    args: List[str] = []
+    for key, value in each + pairs:
+        if key.startswith("option."):
+            options[key[len("option."):]] = value
+        elif key == "arg":
+            args.append(value)
+        elif key in ("cmd", "name", "proto", "dir") + TC_KEYS:
+            settings[key] = value
+        else:
+            raise ConfigError(f"engine {number}: unknown key {key!r}")
+    if "cmd" not in settings:
+        raise ConfigError(f"engine {number}: no cmd=")
+    command = shlex.split(settings["cmd"]) + args
+    name = settings.get("name") or os.path.basename(command[0])
+    if not any(k in settings for k in TC_KEYS[:4]):
+        raise ConfigError(f"engine {name!r}: no time control (give -each tc=10+0.1, or st=, nodes=, depth=)")
+    try:
+        tc = TimeControl.parse(settings.get("tc"), st=settings.get("st"), nodes=settings.get("nodes"),
+                               depth=settings.get("depth"), margin=settings.get("timemargin"))
+    except ValueError as err:
+        raise ConfigError(f"engine {name!r}: {err}") from None
+    return EngineConfig(name=name, command=command, protocol=settings.get("proto", "uci"), options=options,
+                        tc=tc, workdir=settings.get("dir"))
+
+
+def _adjudication(line: CommandLine, adj: AdjudicationConfig) -> None:
+    draw = line.get("draw")
+    if draw is not None:
+        for key, value in key_values(draw, "-draw"):
+            if key not in ("movenumber", "movecount", "score"):
+                raise ConfigError(f"-draw: unknown key {key!r}")
+            setattr(adj, f"draw_{key}", int(_number(value, "-draw")))  # type: ignore[arg-type]
+        if adj.draw_movecount is None or adj.draw_score is None:
+            raise ConfigError("-draw needs movecount= and score=")
+    resign = line.get("resign")
+    if resign is not None:
+        for key, value in key_values(resign, "-resign"):
+            if key == "twosided":
+                adj.resign_twosided = value.lower() in ("true", "1", "on", "yes")
+            elif key in ("movecount", "score"):
+                setattr(adj, f"resign_{key}", int(_number(value, "-resign")))  # type: ignore[arg-type]
+            else:
+                raise ConfigError(f"-resign: unknown key {key!r}")
+        if adj.resign_movecount is None or adj.resign_score is None:
+            raise ConfigError("-resign needs movecount= and score=")
+    maxmoves = _single(line, "maxmoves")
+    if maxmoves is not None:
+        adj.maxmoves = int(_number(maxmoves, "-maxmoves"))  # type: ignore[arg-type]
+
+
+def _sprt(words: List[str]) -> SprtConfig:
+    if words and all("=" not in w for w in words):
+        names = ["elo0", "elo1", "alpha", "beta", "model"][:len(words)]
+        pairs = list(zip(names, words))
+    else:
+        pairs = key_values(words, "-sprt")
+    values: Dict[str, object] = {}
+    for key, value in pairs:
+        if key == "model":
+            values[key] = value
+        elif key in ("elo0", "elo1", "alpha", "beta"):
+            values[key] = _number(value, "-sprt", float)
+        else:
+            raise ConfigError(f"-sprt: unknown key {key!r}")
+    if "elo0" not in values or "elo1" not in values:
+        raise ConfigError("-sprt needs elo0 and elo1")
+    return SprtConfig(**values)  # type: ignore[arg-type]
+
+
+def build_config(line: CommandLine) -> Tuple[TournamentConfig, bool]:
+    """The run's configuration, and whether it is the built-in default (no engines given)."""
+    config_file = _single(line, "config")
+    config = load_config_file(config_file) if config_file else None
+    each = key_values(sum(line.all("each"), []), "-each")
+    engines = [engine_from_words(key_values(words, f"-engine {i}"), each, i)
+               for i, words in enumerate(line.all("engine"), 1)]
+    is_default = False
+    if config is None:
+        if engines:
+            config = TournamentConfig(engines=engines)
+        else:
+            config = default_config()
+            is_default = True
+    elif engines:
+        config.engines = engines
+
+    kind = _single(line, "tournament")
+    if kind is not None:
+        config.kind = kind
+    for name, attr in (("games", "games"), ("rounds", "rounds"), ("concurrency", "concurrency"),
+                       ("report-every", "report_every")):
+        value = _single(line, name)
+        if value is not None:
+            setattr(config, attr, int(_number(value, f"-{name}")))  # type: ignore[arg-type]
+    for name, attr in (("startup-timeout", "startup_timeout"), ("hang-timeout", "hang_timeout")):
+        value = _single(line, name)
+        if value is not None:
+            setattr(config, attr, _number(value, f"-{name}", float))
+    seed = _single(line, "srand") or _single(line, "seed")
+    if seed is not None:
+        config.seed = int(_number(seed, "-srand"))  # type: ignore[arg-type]
+    openings = line.get("openings")
+    if openings is not None:
+        for key, value in key_values(openings, "-openings"):
+            if key in ("file", "format", "order"):
+                setattr(config.openings, key, value)
+            elif key in ("plies", "start"):
+                setattr(config.openings, key, int(_number(value, "-openings")))  # type: ignore[arg-type]
+            else:
+                raise ConfigError(f"-openings: unknown key {key!r}")
+    _adjudication(line, config.adjudication)
+    sprt = line.get("sprt")
+    if sprt is not None:
+        config.sprt = _sprt(sprt)
+    for name, attr in (("pgnout", "pgnout"), ("state", "state_file"), ("plot", "plot"), ("event", "event")):
+        value = _single(line, name)
+        if value is not None:
+            setattr(config, attr, value)
+    if config.state_file is None and config.pgnout is not None:
+        config.state_file = config.pgnout + ".state.json"
+    return config, is_default
