@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import sys
 from typing import List, Optional
 
@@ -72,6 +73,10 @@ def main(argv: Optional[List[str]] = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         line = split_options(argv)
+        # python-chess logs every odd engine line; faults that matter reach the PGN anyway.
+        logging.basicConfig(format="%(name)s: %(message)s")
+        logging.getLogger("chess.engine").setLevel(logging.DEBUG if line.has("debug") else logging.CRITICAL)
+        logging.getLogger("asyncio").setLevel(logging.DEBUG if line.has("debug") else logging.ERROR)
         resume = line.get("resume")
         if resume is not None:
             path = (resume[0] if resume else None) or (line.get("state") or [None])[0]

@@ -42,6 +42,7 @@ usage: python -m tournaments [options]   (or: kestrel-tournament [options])
   -startup-timeout S      seconds allowed for uci/isready answers (default 10)
   -hang-timeout S         seconds allowed per move when only nodes=/depth= bound it (default 60)
   -report-every N         games between progress lines when stderr is not a terminal
+  -debug                  show python-chess's engine log (odd lines, unparsable info)
 With no engines, Kestrel alpha-beta plays Kestrel MCTS on built-in openings.
 
 time controls: tc=40/60+0.6 (moves/seconds+increment), tc=10+0.1, tc=5, tc=inf;
@@ -51,7 +52,7 @@ time controls: tc=40/60+0.6 (moves/seconds+increment), tc=10+0.1, tc=5, tc=inf;
 OPTIONS = {
     "engine", "each", "config", "tournament", "games", "rounds", "concurrency", "openings", "srand", "seed",
     "draw", "resign", "maxmoves", "sprt", "pgnout", "state", "resume", "plot", "event", "startup-timeout",
-    "hang-timeout", "report-every", "h", "help", "repeat", "recover",
+    "hang-timeout", "report-every", "h", "help", "debug",
 }
 TC_KEYS = ("tc", "st", "nodes", "depth", "timemargin")
 

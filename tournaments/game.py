@@ -143,7 +143,7 @@ def _new_pgn(config: TournamentConfig, spec: GameSpec, opening: Opening) -> ches
     h["Event"] = config.event
     h["Site"] = "?"
     h["Date"] = datetime.date.today().strftime("%Y.%m.%d")
-    h["Round"] = str(spec.round)
+    h["Round"] = f"{spec.round}.{spec.index + 1}"  # round.game: unique, so a game seen twice is visible
     h["White"] = spec.white
     h["Black"] = spec.black
     h["Result"] = "*"

@@ -18,7 +18,9 @@ def _games(finished: Sequence[FinishedGame]) -> List[Tuple[int, str, str, str]]:
 
 
 def _fmt_elo(value: float) -> str:
-    return f"{value:.1f}" if math.isfinite(value) else ("+inf" if value > 0 else "-inf")
+    if not math.isfinite(value):
+        return "+inf" if value > 0 else "-inf"
+    return f"{value + 0.0:+.1f}" if round(value, 1) != 0 else "0.0"  # no "-0.0"
 
 
 def _fmt_err(value: float) -> str:

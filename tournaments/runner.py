@@ -50,9 +50,10 @@ def schedule(config: TournamentConfig, n_openings: int) -> List[GameSpec]:
 async def preflight(config: TournamentConfig, stream: TextIO = sys.stderr) -> Dict[str, Dict[str, chess.engine.Option]]:
     """Start every engine once, in parallel, before any game.
 
-    A bad command or option raises ``ConfigError`` (the run must not start);
-    an engine that stalls or dies in the handshake only gets a warning, and
-    forfeits its games with the reason in the PGN.
+    A bad command or option, or an engine that dies or garbles its handshake,
+    raises ``ConfigError`` (the run must not start); an engine that does not
+    answer in time only gets a warning, and forfeits its games with the reason
+    in the PGN (it may be slow to start under load).
     """
     results = await asyncio.gather(*(probe(e, config.startup_timeout) for e in config.engines),
                                    return_exceptions=True)
@@ -63,6 +64,9 @@ async def preflight(config: TournamentConfig, stream: TextIO = sys.stderr) -> Di
         if isinstance(result, BaseException):
             raise result
         fault, options = result
+        if fault is not None and fault.kind != "stall":
+            # It ran but died or garbled the handshake: wrong command or protocol, not bad luck.
+            raise ConfigError(f"engine {engine.name!r} failed its start-up check: {fault}")
         if fault is not None:
             stream.write(f"Warning: engine {engine.name!r} failed its start-up check ({fault}); "
                          f"its games will be forfeited if it does not recover\n")
