@@ -1,0 +1,521 @@
+"""The principal-variation alpha-beta searcher and its iterative deepening driver.
+
+All of it runs without the GIL.  The Python Searcher (engine.pyx) prepares a
+SearchState, calls iterative_deepening inside ``with nogil:``, and is called back
+with the GIL at the end of each iteration to print ``info`` lines.
+"""
+
+from libc.math cimport log
+from libc.stdint cimport int64_t, uint64_t
+from search.types cimport (
+    Bitboard, Move, MoveList, MOVE_NONE, MOVE_NULL, MAX_PLY, MATE, MATE_IN_MAX_PLY,
+    VALUE_INFINITE, VALUE_NONE, VALUE_DRAW, PAWN, KING, NO_PIECE, MOVE_PROMOTE_QUEEN, MOVE_EN_PASSANT,
+    move_from, move_to, move_kind, is_promotion, piece_type_of,
+)
+from search.position cimport (
+    Board, do_move, undo_move, do_null_move, undo_null_move, is_draw_by_repetition,
+    is_insufficient_material, pieces_of,
+)
+from search.movegen cimport generate_legal, generate_noisy, has_legal_move
+from search.tt cimport (
+    TTEntry, tt_probe, tt_store, tt_new_search, score_to_tt, score_from_tt,
+    BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT,
+)
+from search.ordering cimport score_moves, score_captures, pick_next, is_capture, update_quiet_stats
+from search.see cimport see, SEE_VALUE
+from search.rules cimport is_draw_by_rule
+from search.state cimport SearchState, RootMove
+from eval.evaluate cimport evaluate
+
+cdef extern from "clock.h" nogil:
+    int64_t now_ms "kestrel_now_ms"()
+    void sleep_ms "kestrel_sleep_ms"(int ms)
+    int load_flag "kestrel_load_flag"(int* flag)
+
+cdef int LMR_TABLE[64][64]
+
+
+cdef void init_search_tables() noexcept nogil:
+    cdef int depth, count
+    for depth in range(64):
+        for count in range(64):
+            if depth == 0 or count == 0:
+                LMR_TABLE[depth][count] = 0
+            else:
+                LMR_TABLE[depth][count] = <int>(0.75 + log(depth) * log(count) / 2.25)
+
+
+# ---------------------------------------------------------------- time and stop
+
+cdef inline void check_limits(SearchState* s) noexcept nogil:
+    """Called every 1024 nodes: the UCI thread's stop, the clock and the node limit."""
+    if load_flag(&s.stop_requested):
+        s.stopped = True
+        return
+    if s.completed_depth < 1:
+        return      # always finish depth 1, so there is a searched move to play
+    if s.node_limit and s.nodes >= s.node_limit:
+        s.stopped = True
+    elif s.timed and not load_flag(&s.pondering) and now_ms() - s.start_ms >= s.hard_ms:
+        s.stopped = True
+
+
+cdef inline bint has_non_pawn_material(const Board* b, int colour) noexcept nogil:
+    return (b.by_colour[colour] & ~b.by_type[PAWN] & ~b.by_type[KING]) != 0
+
+
+cdef inline void update_pv(SearchState* s, int ply, Move m) noexcept nogil:
+    cdef int i
+    s.pv_table[ply][ply] = m
+    for i in range(ply + 1, s.pv_length[ply + 1]):
+        s.pv_table[ply][i] = s.pv_table[ply + 1][i]
+    s.pv_length[ply] = s.pv_length[ply + 1] if s.pv_length[ply + 1] > ply + 1 else ply + 1
+
+
+# ---------------------------------------------------------------- quiescence
+
+cdef int quiescence(SearchState* s, int alpha, int beta, int ply) noexcept nogil:
+    """Resolve captures (and check evasions) until the position is quiet.
+
+    Stand pat on the static evaluation, then try captures and promotions best
+    first, skipping those that lose material by SEE or cannot raise alpha even
+    with the captured piece (delta pruning).  In check every evasion is tried.
+    """
+    cdef Board* b = &s.board
+    cdef MoveList moves
+    cdef TTEntry entry
+    cdef bint in_check = b.checkers != 0, tt_hit
+    cdef int stand_pat, best, score, i, tt_score, captured_value
+    cdef Move m, best_move = MOVE_NONE, tt_move = MOVE_NONE
+    cdef int original_alpha = alpha
+
+    s.nodes += 1
+    if (s.nodes & 1023) == 0:
+        check_limits(s)
+    if s.stopped:
+        return 0
+    s.pv_length[ply] = ply
+    if ply > s.seldepth:
+        s.seldepth = ply
+    if is_insufficient_material(b) or is_draw_by_repetition(b, ply):
+        return VALUE_DRAW
+    if ply >= MAX_PLY - 1:
+        return evaluate(b) if not in_check else VALUE_DRAW
+
+    tt_hit = tt_probe(s.tt, b.key, &entry)
+    if tt_hit:
+        tt_move = entry.move
+        if s.config.tt_cutoffs:
+            tt_score = score_from_tt(entry.score, ply)
+            if ((entry.bound_age & 3) == BOUND_EXACT
+                    or ((entry.bound_age & 3) == BOUND_LOWER and tt_score >= beta)
+                    or ((entry.bound_age & 3) == BOUND_UPPER and tt_score <= alpha)):
+                return tt_score
+
+    if in_check:
+        best = -VALUE_INFINITE
+        stand_pat = -VALUE_INFINITE
+        generate_legal(b, &moves)
+        if moves.count == 0:
+            return -MATE + ply
+        score_moves(s, &moves, tt_move, ply)
+    else:
+        stand_pat = evaluate(b)
+        if stand_pat >= beta:
+            return stand_pat
+        if stand_pat > alpha:
+            alpha = stand_pat
+        best = stand_pat
+        generate_noisy(b, &moves)
+        score_captures(s, &moves, tt_move)
+
+    for i in range(moves.count):
+        m = pick_next(&moves, i)
+        if not in_check:
+            if is_promotion(m) and move_kind(m) != MOVE_PROMOTE_QUEEN:
+                continue    # under-promotions are never better in a capture race
+            captured_value = SEE_VALUE[PAWN] if move_kind(m) == MOVE_EN_PASSANT else (
+                SEE_VALUE[piece_type_of(b.squares[move_to(m)])] if b.squares[move_to(m)] != NO_PIECE else 0)
+            if not is_promotion(m) and stand_pat + captured_value + 200 <= alpha:
+                continue    # delta pruning: even winning the piece leaves us below alpha
+            if see(b, m) < 0:
+                continue
+        s.move_stack[ply] = m
+        do_move(b, m)
+        score = -quiescence(s, -beta, -alpha, ply + 1)
+        undo_move(b)
+        if s.stopped:
+            return 0
+        if score > best:
+            best = score
+            if score > alpha:
+                alpha = score
+                best_move = m
+                update_pv(s, ply, m)
+                if score >= beta:
+                    break
+    if best == -VALUE_INFINITE:
+        best = -MATE + ply
+    tt_store(s.tt, b.key, 0, score_to_tt(best, ply),
+             BOUND_LOWER if best >= beta else (BOUND_EXACT if best > original_alpha else BOUND_UPPER),
+             best_move, stand_pat if not in_check else 0)
+    return best
+
+
+# ---------------------------------------------------------------- the main search
+
+cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint cut_node) noexcept nogil:
+    cdef Board* b = &s.board
+    cdef MoveList moves
+    cdef TTEntry entry
+    cdef Move quiets_tried[64]
+    cdef int quiet_count = 0
+    cdef bint pv_node = beta - alpha > 1
+    cdef bint in_check = b.checkers != 0
+    cdef bint tt_hit, quiet, gives_check, improving
+    cdef int static_eval, score, best = -VALUE_INFINITE, i, new_depth, reduction, moves_searched = 0
+    cdef int tt_score = VALUE_NONE, tt_bound = BOUND_NONE, r, original_alpha = alpha, extension
+    cdef Move m, best_move = MOVE_NONE, tt_move = MOVE_NONE
+
+    if depth <= 0:
+        if s.config.quiescence:
+            return quiescence(s, alpha, beta, ply)
+        s.nodes += 1
+        s.pv_length[ply] = ply
+        if is_draw_by_rule(&s.board, ply):
+            return VALUE_DRAW
+        if not has_legal_move(b):
+            return -MATE + ply if in_check else VALUE_DRAW
+        return evaluate(b)
+
+    s.nodes += 1
+    if (s.nodes & 1023) == 0:
+        check_limits(s)
+    if s.stopped:
+        return 0
+    s.pv_length[ply] = ply
+    if ply > s.seldepth:
+        s.seldepth = ply
+
+    if ply > 0:
+        if is_draw_by_rule(&s.board, ply):
+            return VALUE_DRAW
+        if ply >= MAX_PLY - 1:
+            return evaluate(b) if not in_check else VALUE_DRAW
+        # Mate distance pruning: no line from here can beat a mate already found nearer the root.
+        if alpha < -MATE + ply:
+            alpha = -MATE + ply
+        if beta > MATE - ply - 1:
+            beta = MATE - ply - 1
+        if alpha >= beta:
+            return alpha
+
+    tt_hit = tt_probe(s.tt, b.key, &entry)
+    if tt_hit:
+        tt_move = entry.move
+        tt_score = score_from_tt(entry.score, ply)
+        tt_bound = entry.bound_age & 3
+        if (s.config.tt_cutoffs and not pv_node and entry.depth >= depth
+                and ((tt_bound == BOUND_EXACT)
+                     or (tt_bound == BOUND_LOWER and tt_score >= beta)
+                     or (tt_bound == BOUND_UPPER and tt_score <= alpha))):
+            return tt_score
+
+    if in_check:
+        static_eval = VALUE_NONE
+        s.static_eval[ply] = VALUE_NONE
+        improving = False
+    else:
+        static_eval = entry.static_eval if tt_hit else evaluate(b)
+        s.static_eval[ply] = static_eval
+        improving = ply >= 2 and s.static_eval[ply - 2] != VALUE_NONE and static_eval > s.static_eval[ply - 2]
+        # A stored bound is a better guess than the static evaluation.
+        if tt_hit and tt_score != VALUE_NONE and (
+                (tt_bound == BOUND_LOWER and tt_score > static_eval)
+                or (tt_bound == BOUND_UPPER and tt_score < static_eval)):
+            static_eval = tt_score
+
+    if not in_check and not pv_node and ply > 0:
+        # Reverse futility: far enough above beta that a shallow search will not fall back.
+        if (s.config.futility and depth <= 6 and static_eval - 85 * (depth - improving) >= beta
+                and static_eval < MATE_IN_MAX_PLY and beta > -MATE_IN_MAX_PLY):
+            return static_eval
+        # Null move: if passing still fails high, a real move will too.  Not with only
+        # pawns left (zugzwang), nor twice in a row.
+        if (s.config.null_move and depth >= 3 and static_eval >= beta
+                and s.move_stack[ply - 1] != MOVE_NULL
+                and has_non_pawn_material(b, b.side_to_move) and beta > -MATE_IN_MAX_PLY):
+            r = 3 + depth // 4
+            if static_eval - beta >= 200:
+                r += 1
+            s.move_stack[ply] = MOVE_NULL
+            do_null_move(b)
+            score = -negamax(s, depth - 1 - r, -beta, -beta + 1, ply + 1, not cut_node)
+            undo_null_move(b)
+            if s.stopped:
+                return 0
+            if score >= beta:
+                if score >= MATE_IN_MAX_PLY:
+                    score = beta    # an unproven mate from a null move
+                # Verify at high depth, where zugzwang would cost most.
+                if depth < 12:
+                    return score
+                score = negamax(s, depth - 1 - r, beta - 1, beta, ply, False)
+                if score >= beta:
+                    return score
+
+    # Internal iterative reduction: without a hash move, ordering is poor; search less.
+    if s.config.late_move_reductions and depth >= 6 and tt_move == MOVE_NONE and (pv_node or cut_node):
+        depth -= 1
+
+    generate_legal(b, &moves)
+    if moves.count == 0:
+        return -MATE + ply if in_check else VALUE_DRAW
+    score_moves(s, &moves, tt_move, ply)
+
+    for i in range(moves.count):
+        m = pick_next(&moves, i)
+        quiet = not is_capture(s, m) and not is_promotion(m)
+
+        # Shallow pruning of quiet moves that cannot reach alpha.
+        if (s.config.futility and ply > 0 and not in_check and quiet and best > -MATE_IN_MAX_PLY
+                and moves_searched > 0):
+            # Late-move pruning: at low depth, the last quiet moves are almost never best.
+            if depth <= 4 and quiet_count >= 3 + depth * depth * (2 if improving else 1):
+                continue
+            if depth <= 3 and static_eval + 120 + 100 * depth <= alpha:
+                # Futility pruning, unless the move gives check (decided after making it).
+                s.move_stack[ply] = m
+                do_move(b, m)
+                gives_check = b.checkers != 0
+                undo_move(b)
+                if not gives_check:
+                    continue
+        elif (s.config.futility and ply > 0 and not in_check and not quiet and depth <= 4
+                and best > -MATE_IN_MAX_PLY and moves_searched > 0 and see(b, m) < -80 * depth):
+            continue    # a capture that loses too much at low depth
+
+        s.move_stack[ply] = m
+        do_move(b, m)
+        gives_check = b.checkers != 0
+        extension = 1 if (gives_check and s.config.check_extension and ply < 2 * s.completed_depth + 8) else 0
+        new_depth = depth - 1 + extension
+
+        if moves_searched == 0:
+            score = -negamax(s, new_depth, -beta, -alpha, ply + 1, False if pv_node else not cut_node)
+        else:
+            reduction = 0
+            if (s.config.late_move_reductions and depth >= 3 and moves_searched >= 2 + (1 if pv_node else 0)
+                    and quiet and not in_check):
+                reduction = LMR_TABLE[depth if depth < 64 else 63][moves_searched if moves_searched < 64 else 63]
+                if pv_node:
+                    reduction -= 1
+                if cut_node:
+                    reduction += 1
+                if not improving:
+                    reduction += 1
+                if gives_check:
+                    reduction -= 1
+                if m == s.killers[ply][0] or m == s.killers[ply][1]:
+                    reduction -= 1
+                reduction -= s.history[1 - b.side_to_move][move_from(m)][move_to(m)] // 6000
+                if reduction < 0:
+                    reduction = 0
+                if reduction > new_depth - 1:
+                    reduction = new_depth - 1 if new_depth > 1 else 0
+            score = -negamax(s, new_depth - reduction, -alpha - 1, -alpha, ply + 1, True)
+            if score > alpha and reduction > 0:
+                score = -negamax(s, new_depth, -alpha - 1, -alpha, ply + 1, not cut_node)
+            if score > alpha and score < beta:
+                score = -negamax(s, new_depth, -beta, -alpha, ply + 1, False)
+        undo_move(b)
+        if s.stopped:
+            return 0
+        moves_searched += 1
+
+        if score > best:
+            best = score
+            if score > alpha:
+                best_move = m
+                update_pv(s, ply, m)
+                if score >= beta:
+                    if quiet:
+                        update_quiet_stats(s, m, quiets_tried, quiet_count, depth, ply)
+                    break
+                alpha = score
+        if quiet and quiet_count < 64:
+            quiets_tried[quiet_count] = m
+            quiet_count += 1
+
+    if moves_searched == 0:
+        # Every move was pruned (only possible with futility on): fail low safely.
+        return alpha
+    tt_store(s.tt, b.key, depth, score_to_tt(best, ply),
+             BOUND_LOWER if best >= beta else (BOUND_EXACT if best > original_alpha else BOUND_UPPER),
+             best_move, s.static_eval[ply] if not in_check else 0)
+    return best
+
+
+# ---------------------------------------------------------------- the root
+
+cdef void report(SearchState* s, int depth, int event) noexcept nogil:
+    """Hand progress to the Python Searcher (event 0: an iteration, 1: current move)."""
+    with gil:
+        try:
+            (<object>s.reporter)._report(depth, event)
+        except BaseException:
+            pass
+
+
+cdef void sort_root_moves(SearchState* s, int start) noexcept nogil:
+    """Stable insertion sort by score, best first, from index `start`."""
+    cdef int i, j
+    cdef RootMove tmp
+    for i in range(start + 1, s.root_count):
+        tmp = s.root_moves[i]
+        j = i - 1
+        while j >= start and s.root_moves[j].score < tmp.score:
+            s.root_moves[j + 1] = s.root_moves[j]
+            j -= 1
+        s.root_moves[j + 1] = tmp
+
+
+cdef int search_root(SearchState* s, int depth, int alpha, int beta) noexcept nogil:
+    cdef Board* b = &s.board
+    cdef RootMove* rm
+    cdef int i, j, score, best = -VALUE_INFINITE, new_depth, searched = 0
+    cdef int64_t elapsed
+    s.pv_length[0] = 0
+    for i in range(s.pv_index, s.root_count):
+        rm = &s.root_moves[i]
+        elapsed = now_ms() - s.start_ms
+        if elapsed > 3000 and elapsed - s.last_currmove_report_ms > 1000:
+            s.last_currmove_report_ms = elapsed
+            s.move_stack[1] = <Move>(i - s.pv_index + 1)    # current move number, read by the reporter
+            s.move_stack[0] = rm.move
+            report(s, depth, 1)
+        s.move_stack[0] = rm.move
+        do_move(b, rm.move)
+        new_depth = depth - 1 + (1 if (b.checkers and s.config.check_extension) else 0)
+        s.seldepth = s.seldepth if s.seldepth > 1 else 1
+        if searched == 0:
+            score = -negamax(s, new_depth, -beta, -alpha, 1, False)
+        else:
+            score = -negamax(s, new_depth, -alpha - 1, -alpha, 1, True)
+            if score > alpha and score < beta:
+                score = -negamax(s, new_depth, -beta, -alpha, 1, False)
+        undo_move(b)
+        if s.stopped:
+            break
+        searched += 1
+        if searched == 1 or score > alpha:
+            rm.score = score
+            rm.seldepth = s.seldepth
+            rm.bound = BOUND_LOWER if score >= beta else (BOUND_UPPER if score <= alpha else BOUND_EXACT)
+            rm.pv[0] = rm.move
+            rm.pv_length = 1
+            for j in range(1, s.pv_length[1]):
+                if rm.pv_length >= MAX_PLY:
+                    break
+                rm.pv[rm.pv_length] = s.pv_table[1][j]
+                rm.pv_length += 1
+            if searched > 1 and i != s.pv_index:
+                s.best_move_changes += 1
+        else:
+            rm.score = -VALUE_INFINITE
+        if score > best:
+            best = score
+            if score > alpha:
+                alpha = score
+                if score >= beta:
+                    break
+    return best
+
+
+cdef void iterative_deepening(SearchState* s) noexcept nogil:
+    cdef int depth, score, delta, alpha, beta, pv, max_depth, i, lines
+    cdef int64_t elapsed
+    cdef double instability
+    cdef Move last_best = MOVE_NONE
+    cdef int stable_iterations = 0
+
+    tt_new_search(s.tt)
+    s.nodes = 0
+    s.completed_depth = 0
+    s.stopped = False
+    s.best_move_changes = 0
+    s.move_stack[0] = MOVE_NONE
+    for i in range(s.root_count):
+        s.root_moves[i].score = -VALUE_INFINITE
+        s.root_moves[i].previous_score = -VALUE_INFINITE
+    max_depth = s.depth_limit if 0 < s.depth_limit < MAX_PLY - 8 else MAX_PLY - 8
+    lines = s.multipv if s.multipv < s.root_count else s.root_count
+
+    if s.root_count == 0:
+        max_depth = 0
+
+    for depth in range(1, max_depth + 1):
+        for i in range(s.root_count):
+            s.root_moves[i].previous_score = s.root_moves[i].score
+        for pv in range(lines):
+            s.pv_index = pv
+            s.seldepth = 0
+            score = s.root_moves[pv].previous_score
+            delta = 18
+            if s.config.aspiration and depth >= 5 and -MATE_IN_MAX_PLY < score < MATE_IN_MAX_PLY:
+                alpha = score - delta
+                beta = score + delta
+            else:
+                alpha = -VALUE_INFINITE
+                beta = VALUE_INFINITE
+            while True:
+                score = search_root(s, depth, alpha, beta)
+                sort_root_moves(s, pv)
+                if s.stopped:
+                    break
+                if score <= alpha:
+                    beta = (alpha + beta) // 2
+                    alpha = score - delta if score - delta > -VALUE_INFINITE else -VALUE_INFINITE
+                elif score >= beta:
+                    beta = score + delta if score + delta < VALUE_INFINITE else VALUE_INFINITE
+                else:
+                    break
+                delta += delta // 2 + 5
+                if delta > 1000:
+                    alpha = -VALUE_INFINITE
+                    beta = VALUE_INFINITE
+            sort_root_moves(s, 0 if pv == 0 else pv)
+            if s.stopped:
+                break
+        if s.stopped:
+            break
+        s.completed_depth = depth
+        report(s, depth, 0)
+
+        if s.mate_limit and s.root_moves[0].score >= MATE - 2 * s.mate_limit:
+            break
+        if s.node_limit and s.nodes >= s.node_limit:
+            break
+        if s.timed and not load_flag(&s.pondering):
+            # Stop deepening early when the best move is settled; think longer while it changes.
+            if s.root_moves[0].move == last_best:
+                stable_iterations += 1
+            else:
+                stable_iterations = 0
+            last_best = s.root_moves[0].move
+            instability = 1.0 + 0.4 * s.best_move_changes
+            if instability > 2.5:
+                instability = 2.5
+            if stable_iterations >= 6:
+                instability *= 0.7
+            s.best_move_changes = s.best_move_changes // 2
+            elapsed = now_ms() - s.start_ms
+            if elapsed >= s.soft_ms * instability * 0.6 or elapsed >= s.hard_ms:
+                break
+
+    # In `go infinite` and while pondering, the answer waits for stop or ponderhit.
+    while (load_flag(&s.infinite) or load_flag(&s.pondering)) and not load_flag(&s.stop_requested):
+        sleep_ms(1)
+
+
+init_search_tables()

@@ -1,0 +1,13 @@
+# Move ordering: the hash move, then good captures (MVV-LVA, SEE >= 0) and
+# promotions, killers and the counter move, quiet moves by history, bad captures last.
+
+from search.types cimport Move, MoveList
+from search.state cimport SearchState
+
+cdef void score_moves(SearchState* s, MoveList* moves, Move hash_move, int ply) noexcept nogil
+cdef void score_captures(SearchState* s, MoveList* moves, Move hash_move) noexcept nogil
+# Swap the best remaining move into place `index` and return it (selection sort, lazily).
+cdef Move pick_next(MoveList* moves, int index) noexcept nogil
+cdef bint is_capture(SearchState* s, Move m) noexcept nogil
+cdef void update_quiet_stats(SearchState* s, Move best, Move* quiets_tried, int quiet_count,
+                             int depth, int ply) noexcept nogil

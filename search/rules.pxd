@@ -1,0 +1,12 @@
+# The terminal test of the rules for searchers: draws by repetition, the 50-move rule
+# and insufficient material (mate and stalemate show as an empty move list).
+
+from search.position cimport Board, is_draw_by_repetition, is_insufficient_material
+from search.movegen cimport has_legal_move
+
+
+cdef inline bint is_draw_by_rule(Board* b, int ply_from_root) noexcept nogil:
+    if is_draw_by_repetition(b, ply_from_root) or is_insufficient_material(b):
+        return True
+    # At 100 half-moves the game is drawn, unless the last move mated.
+    return b.halfmove_clock >= 100 and (not b.checkers or has_legal_move(b))

@@ -1,0 +1,70 @@
+# The state of one alpha-beta search, passed explicitly to every search function.
+
+from libc.stdint cimport int64_t, uint64_t
+from search.types cimport Move, MAX_PLY, MAX_MOVES
+from search.position cimport Board
+from search.tt cimport TranspositionTable
+
+
+cdef struct SearchConfig:
+    # Each technique can be switched off: tests compare the full searcher with the
+    # reference minimax, and matches measure what each one is worth.
+    bint tt_cutoffs
+    bint null_move
+    bint late_move_reductions
+    bint futility
+    bint check_extension
+    bint quiescence
+    bint aspiration
+
+
+cdef struct RootMove:
+    Move move
+    int score            # of the latest search of this move; -VALUE_INFINITE if it failed low
+    int previous_score   # from the last completed iteration
+    int seldepth
+    int bound            # BOUND_EXACT, or BOUND_LOWER/UPPER after an aspiration failure
+    int pv_length
+    Move pv[MAX_PLY]
+
+
+cdef struct SearchState:
+    Board board
+    TranspositionTable* tt
+    SearchConfig config
+
+    # Set by the UCI thread (written with the GIL, read without it).
+    int stop_requested
+    int pondering        # cleared by ponderhit
+    int infinite
+    # Internal: the search has to unwind now.
+    bint stopped
+
+    int64_t start_ms
+    int64_t soft_ms      # do not start another iteration after this (0: no time limit)
+    int64_t hard_ms      # abort the iteration after this
+    bint timed
+    uint64_t node_limit  # 0: none
+    int depth_limit
+    int mate_limit       # in moves; 0: none
+
+    uint64_t nodes
+    int seldepth
+    int completed_depth
+    int best_move_changes
+
+    int history[2][64][64]
+    Move killers[MAX_PLY + 2][2]
+    Move counter_moves[12][64]
+    Move pv_table[MAX_PLY + 1][MAX_PLY + 1]
+    int pv_length[MAX_PLY + 1]
+    int static_eval[MAX_PLY + 2]
+    Move move_stack[MAX_PLY + 2]
+
+    RootMove root_moves[MAX_MOVES]
+    int root_count
+    int multipv
+    int pv_index
+
+    void* reporter       # the Python Searcher, told of progress with the GIL
+    int64_t last_currmove_report_ms

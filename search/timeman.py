@@ -1,0 +1,47 @@
+"""Time management: how long to think about one move.
+
+Two numbers come out: a soft budget (do not start another iteration after it,
+stretched while the best move keeps changing) and a hard limit (abort the search
+now).  Both leave the ``Move Overhead`` for the GUI and the pipe, and the hard
+limit never takes more than a fraction of what is on the clock.
+"""
+
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+from search.limits import SearchLimits
+
+# With no `movestogo`, plan as if this many moves remained: the game may go on long.
+DEFAULT_MOVES_TO_GO = 30
+# The hard limit may use at most this share of the remaining time in one move.
+MAX_SHARE_OF_CLOCK = 0.35
+
+
+def time_budget(limits: SearchLimits, white_to_move: bool, move_overhead: int) -> Optional[Tuple[int, int]]:
+    """(soft_ms, hard_ms) for this move, or None when the clock does not bound it."""
+    overhead = max(0, move_overhead)
+    if limits.movetime is not None:
+        budget = max(1, limits.movetime - overhead)
+        return budget, budget
+    remaining = limits.wtime if white_to_move else limits.btime
+    increment = (limits.winc if white_to_move else limits.binc) or 0
+    if remaining is None:
+        return None
+    remaining = max(0, remaining)
+    increment = max(0, increment)
+    usable = max(1, remaining - overhead)
+    moves_to_go = limits.movestogo if limits.movestogo and limits.movestogo > 0 else DEFAULT_MOVES_TO_GO
+    moves_to_go = min(moves_to_go, 50)
+    if moves_to_go == 1:
+        # The last move before the time control: use most of it, keep a margin.
+        soft = usable * 0.5
+        hard = usable * 0.8
+    else:
+        soft = usable / moves_to_go + increment * 0.8
+        hard = min(usable * MAX_SHARE_OF_CLOCK, soft * 4.0)
+        soft = min(soft, hard)
+    # Very low clocks: rather a shallow move now than a flag.
+    soft = max(1, int(soft))
+    hard = max(1, int(hard))
+    return soft, hard

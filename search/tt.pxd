@@ -1,0 +1,51 @@
+# The transposition table: a C array of buckets keyed by the Zobrist key.
+#
+# Each entry keeps the best move, score, static evaluation, depth, bound and the
+# search generation (age) that wrote it.  Mate scores are stored relative to the
+# node, not the root, so they stay right when found again at another ply.
+
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, int16_t, uint64_t
+from search.types cimport Move, MATE_IN_MAX_PLY
+
+cdef enum:
+    BOUND_NONE = 0
+    BOUND_UPPER = 1      # the true value is at most the score
+    BOUND_LOWER = 2      # the true value is at least the score
+    BOUND_EXACT = 3
+    TT_BUCKET_SIZE = 4
+
+cdef struct TTEntry:
+    uint32_t key32       # upper half of the key: verifies a hit
+    Move move
+    int16_t score
+    int16_t static_eval
+    uint8_t depth
+    uint8_t bound_age    # bound in the low 2 bits, generation in the high 6
+
+cdef struct TranspositionTable:
+    TTEntry* entries
+    uint64_t bucket_count    # a power of two
+    uint8_t generation
+
+cdef int tt_resize(TranspositionTable* tt, uint64_t megabytes) noexcept nogil   # 0 on success
+cdef void tt_free(TranspositionTable* tt) noexcept nogil
+cdef void tt_clear(TranspositionTable* tt) noexcept nogil
+cdef void tt_new_search(TranspositionTable* tt) noexcept nogil
+cdef bint tt_probe(const TranspositionTable* tt, uint64_t key, TTEntry* found) noexcept nogil
+cdef void tt_store(TranspositionTable* tt, uint64_t key, int depth, int score, int bound,
+                   Move move, int static_eval) noexcept nogil
+cdef int tt_hashfull(const TranspositionTable* tt) noexcept nogil   # per mille, from a sample
+
+cdef inline int score_to_tt(int score, int ply) noexcept nogil:
+    if score >= MATE_IN_MAX_PLY:
+        return score + ply
+    if score <= -MATE_IN_MAX_PLY:
+        return score - ply
+    return score
+
+cdef inline int score_from_tt(int score, int ply) noexcept nogil:
+    if score >= MATE_IN_MAX_PLY:
+        return score - ply
+    if score <= -MATE_IN_MAX_PLY:
+        return score + ply
+    return score
