@@ -133,7 +133,7 @@ def test_clock_periods_increment_and_flag():
 # --- openings ------------------------------------------------------------------------------------
 
 def test_epd_full_fen_and_plain_epd():
-    first = read_epd(open(f"{DATA}/openings/2moves_v1.epd").read())[0]
+    first = read_epd("".join(open(f"{DATA}/openings/2moves_v1.epd").readlines()[:3]))[0]
     assert first.fen == "rn1qkbnr/ppp1pppp/8/3p1b2/2P5/1P6/P2PPPPP/RNBQKBNR w KQkq - 0 3"
     bk = read_epd(open(f"{DATA}/bk.epd").read())
     assert len(bk) == 24 and bk[0].board().turn == chess.BLACK

@@ -208,6 +208,9 @@ def build_config(line: CommandLine) -> Tuple[TournamentConfig, bool]:
         else:
             config = default_config()
             is_default = True
+            if each:  # -each still sets the default engines' time control
+                for engine in config.engines:
+                    engine.tc = engine_from_words([("cmd", "kestrel"), ("name", engine.name)], each, 0).tc
     elif engines:
         config.engines = engines
 
