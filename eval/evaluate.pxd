@@ -1,0 +1,34 @@
+# The weighted evaluation: what the searchers call at every leaf.
+#
+# evaluate() scores a position from scratch (no incremental state) in centipawns from the
+# side to move's view; evaluate_terms() fills the same sum term by term, for the breakdown.
+
+from search.position cimport Board
+
+cdef enum:
+    # Terms of the breakdown; their (mg, eg) parts are kept from White's view.
+    TERM_MATERIAL = 0
+    TERM_PSQT = 1
+    TERM_MOBILITY = 2
+    TERM_PAWNS = 3
+    TERM_KING_SAFETY = 4
+    TERM_BISHOP_PAIR = 5
+    TERM_ROOKS = 6
+    TERM_TEMPO = 7
+    TERM_COUNT = 8
+
+cdef enum:
+    PHASE_MAX = 24          # knight 1, bishop 1, rook 2, queen 4: the starting material
+    EVAL_LIMIT = 20000      # scores stay well clear of mate scores
+
+
+cdef struct EvalTerms:
+    int mg[TERM_COUNT]
+    int eg[TERM_COUNT]
+    int phase               # 0 (bare endgame) .. PHASE_MAX (full middlegame)
+    int total               # tapered, clamped, from the side to move's view: evaluate()
+
+
+cdef void evaluate_terms(const Board* b, EvalTerms* terms) noexcept nogil
+cdef int evaluate(const Board* b) noexcept nogil
+cdef int piece_value_mg(int piece_type) noexcept nogil

@@ -1,0 +1,290 @@
+"""The weighted evaluation: symmetry, agreement with an independent reference, sanity orderings.
+
+The reference below recomputes every term from the weight table with python-chess, square
+by square, so a slip in the bitboard code (a wrong shift, an upside-down table) shows up as
+a disagreement on some term of some position.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Dict, List, Tuple
+
+import chess
+import pytest
+
+import eval as kestrel_eval
+from eval import bench_evaluate, breakdown, evaluate
+from eval.weights import WEIGHTS, default_weights, weight_names
+from search import Position
+
+TERMS = ("material", "psqt", "mobility", "pawns", "king_safety", "bishop_pair", "rooks", "tempo")
+
+
+def random_boards(games: int, seed: int) -> List[chess.Board]:
+    """Positions from random games: every ply of each game, so material thins out as it goes."""
+    rng = random.Random(seed)
+    boards: List[chess.Board] = []
+    for _ in range(games):
+        board = chess.Board()
+        for _ in range(rng.randint(10, 160)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+            boards.append(board.copy(stack=False))
+    return boards
+
+
+@pytest.fixture(scope="module")
+def boards() -> List[chess.Board]:
+    return random_boards(games=60, seed=2024)
+
+
+def score(fen: str) -> int:
+    return evaluate(Position(fen))
+
+
+def terms(fen: str) -> Dict[str, object]:
+    return breakdown(Position(fen))
+
+
+# ---------------------------------------------------------------- the reference evaluation
+
+def reference_breakdown(board: chess.Board, w: dict = WEIGHTS) -> Dict[str, object]:
+    """Every term recomputed from the weight table, one square at a time."""
+    acc = {name: [0, 0] for name in TERMS}
+
+    def add(name: str, sign: int, mg: int, eg: int) -> None:
+        acc[name][0] += sign * mg
+        acc[name][1] += sign * eg
+
+    for colour in (chess.WHITE, chess.BLACK):
+        sign = 1 if colour == chess.WHITE else -1
+        own = board.occupied_co[colour]
+        own_pawns = board.pieces(chess.PAWN, colour)
+        enemy_pawns = board.pieces(chess.PAWN, not colour)
+        enemy_king = board.king(not colour)
+        zone = chess.BB_KING_ATTACKS[enemy_king] | chess.BB_SQUARES[enemy_king]
+        attackers = units = 0
+        for piece_type in chess.PIECE_TYPES:
+            name = chess.piece_name(piece_type)
+            for square in board.pieces(piece_type, colour):
+                view = square if colour == chess.WHITE else chess.square_mirror(square)
+                row, col = 7 - chess.square_rank(view), chess.square_file(view)
+                add("material", sign, *w["material"][name])
+                add("psqt", sign, w["psqt_mg"][name][row][col], w["psqt_eg"][name][row][col])
+                if piece_type in (chess.PAWN, chess.KING):
+                    continue
+                attacks = board.attacks_mask(square)
+                count = chess.popcount(attacks & ~own)
+                add("mobility", sign, w["mobility_mg"][name][count], w["mobility_eg"][name][count])
+                if attacks & zone:
+                    attackers += 1
+                    units += w["king_attack_units"][name] * chess.popcount(attacks & zone)
+                if piece_type == chess.ROOK:
+                    file_mask = chess.BB_FILES[chess.square_file(square)]
+                    if not file_mask & board.pawns:
+                        add("rooks", sign, *w["rook_open_file"])
+                    elif not file_mask & own_pawns.mask:
+                        add("rooks", sign, *w["rook_semi_open_file"])
+
+        king = board.king(colour)
+        king_file, king_rank = chess.square_file(king), chess.square_rank(king)
+        forward = 1 if colour == chess.WHITE else -1
+        king_mg = 0
+        if king_file not in (3, 4):
+            for df in (-1, 0, 1):
+                for steps, weight in ((1, w["king_shield_near"]), (2, w["king_shield_far"])):
+                    f, r = king_file + df, king_rank + steps * forward
+                    if 0 <= f <= 7 and 0 <= r <= 7 and chess.square(f, r) in own_pawns:
+                        king_mg += weight
+        if not any(chess.square_file(p) == king_file for p in own_pawns):
+            king_mg += w["king_open_file"]
+        if attackers >= 2:
+            king_mg += w["king_danger"][min(units, len(w["king_danger"]) - 1)]
+        add("king_safety", sign, king_mg, 0)
+
+        bishops = board.pieces(chess.BISHOP, colour).mask
+        if bishops & chess.BB_DARK_SQUARES and bishops & chess.BB_LIGHT_SQUARES:
+            add("bishop_pair", sign, *w["bishop_pair"])
+
+        files = [chess.square_file(p) for p in own_pawns]
+        for pawn in own_pawns:
+            f, r = chess.square_file(pawn), chess.square_rank(pawn)
+            ahead = (lambda rank: rank > r) if colour == chess.WHITE else (lambda rank: rank < r)
+            stopped = any(abs(chess.square_file(e) - f) <= 1 and ahead(chess.square_rank(e))
+                          for e in enemy_pawns)
+            behind_own = any(chess.square_file(o) == f and ahead(chess.square_rank(o))
+                             for o in own_pawns)
+            if not stopped and not behind_own:
+                rank = r if colour == chess.WHITE else 7 - r
+                add("pawns", sign, w["passed_pawn_mg"][rank], w["passed_pawn_eg"][rank])
+            if f - 1 not in files and f + 1 not in files:
+                add("pawns", sign, *w["isolated_pawn"])
+        for f in set(files):
+            for _ in range(files.count(f) - 1):
+                add("pawns", sign, *w["doubled_pawn"])
+
+    add("tempo", 1 if board.turn == chess.WHITE else -1, *w["tempo"])
+    phase = min(24, chess.popcount(board.knights | board.bishops) + 2 * chess.popcount(board.rooks)
+                + 4 * chess.popcount(board.queens))
+    mg = sum(v[0] for v in acc.values())
+    eg = sum(v[1] for v in acc.values())
+    blended = mg * phase + eg * (24 - phase)
+    total = abs(blended) // 24 * (1 if blended >= 0 else -1)   # truncation toward zero, as in C
+    if board.turn == chess.BLACK:
+        total = -total
+    result: Dict[str, object] = {name: tuple(v) for name, v in acc.items()}
+    result["phase"] = phase
+    result["total"] = max(-20000, min(20000, total))
+    return result
+
+
+def test_matches_the_reference_term_by_term(boards: List[chess.Board]) -> None:
+    for board in boards[::8]:
+        assert breakdown(Position(board.fen())) == reference_breakdown(board), board.fen()
+
+
+# ---------------------------------------------------------------- symmetry and consistency
+
+def test_colour_mirrored_positions_score_the_same(boards: List[chess.Board]) -> None:
+    assert len(boards) > 2000
+    for board in boards:
+        mirrored = board.mirror()
+        original, twin = Position(board.fen()), Position(mirrored.fen())
+        assert evaluate(original) == evaluate(twin), board.fen()
+
+
+def test_mirrored_terms_are_negated(boards: List[chess.Board]) -> None:
+    for board in boards[::5]:
+        a, b = breakdown(Position(board.fen())), breakdown(Position(board.mirror().fen()))
+        for name in TERMS:
+            assert a[name] == tuple(-v for v in b[name]), (name, board.fen())
+        assert a["phase"] == b["phase"]
+
+
+def test_breakdown_total_is_evaluate_and_c_path_agrees(boards: List[chess.Board]) -> None:
+    positions = [Position(board.fen()) for board in boards[::3]]
+    for position in positions:
+        value = evaluate(position)
+        assert breakdown(position)["total"] == value
+        assert bench_evaluate([position], 1) == value      # the C function, called without the GIL
+        assert abs(value) <= 20000
+    assert bench_evaluate(positions, 3) == 3 * sum(evaluate(p) for p in positions)
+
+
+def test_breakdown_shape() -> None:
+    result = terms(chess.STARTING_FEN)
+    assert set(result) == set(TERMS) | {"phase", "total"}
+    assert result["phase"] == 24
+    assert kestrel_eval.TERM_NAMES == TERMS
+
+
+# ---------------------------------------------------------------- sanity orderings
+
+def test_start_position_is_near_level() -> None:
+    result = terms(chess.STARTING_FEN)
+    assert all(result[name] == (0, 0) for name in TERMS if name != "tempo")
+    assert abs(result["total"]) <= 20
+
+
+def test_a_queen_up_is_much_better() -> None:
+    no_black_queen = "rnb1kbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
+    assert score(no_black_queen + " w KQkq - 0 1") > 700
+    assert score(no_black_queen + " b KQkq - 0 1") < -700
+
+
+def test_material_orders_the_pieces() -> None:
+    base = "4k3/8/8/8/3{}4/8/8/4K3 w - - 0 1"
+    values = {piece: score(base.format(piece)) for piece in "PNBRQ"}
+    assert values["P"] < values["N"] < values["R"] < values["Q"]
+    assert values["P"] < values["B"] < values["R"]
+
+
+def test_passed_pawn_on_the_seventh_beats_the_third() -> None:
+    seventh, third = "4k3/P7/8/8/8/8/8/4K3 w - - 0 1", "4k3/8/8/8/8/P7/8/4K3 w - - 0 1"
+    assert terms(seventh)["pawns"][1] > terms(third)["pawns"][1]
+    assert score(seventh) > score(third)
+
+
+def test_pawn_structure_features() -> None:
+    passed_mg, passed_eg = WEIGHTS["passed_pawn_mg"], WEIGHTS["passed_pawn_eg"]
+    isolated_mg, isolated_eg = WEIGHTS["isolated_pawn"]
+    # e5 and d6 stop each other (an enemy pawn ahead on a neighbouring file): both merely isolated.
+    assert terms("4k3/8/3p4/4P3/8/8/8/4K3 w - - 0 1")["pawns"] == (0, 0)
+    # e5 against h7: both passed (rank 5 for White, rank 2 for Black) and isolated.
+    free = terms("4k3/7p/8/4P3/8/8/8/4K3 w - - 0 1")["pawns"]
+    assert free == (passed_mg[4] - passed_mg[1], passed_eg[4] - passed_eg[1])
+    assert free[1] > 0
+    # Doubled isolated pawns against a healthy pair on neighbouring files.
+    doubled = terms("4k3/8/8/8/8/4P3/4P3/4K3 w - - 0 1")["pawns"]
+    connected = terms("4k3/8/8/8/8/8/3PP3/4K3 w - - 0 1")["pawns"]
+    doubled_mg, doubled_eg = WEIGHTS["doubled_pawn"]
+    passer_mg, passer_eg = WEIGHTS["passed_pawn_mg"][2], WEIGHTS["passed_pawn_eg"][2]
+    assert doubled == (2 * isolated_mg + doubled_mg + passer_mg, 2 * isolated_eg + doubled_eg + passer_eg)
+    assert connected[1] > doubled[1]
+
+
+def test_bishop_pair_needs_two_bishops_on_both_colours() -> None:
+    pair = terms("4k3/8/8/8/8/8/8/2B1KB2 w - - 0 1")["bishop_pair"]
+    bishop_and_knight = terms("4k3/8/8/8/8/8/8/2B1KN2 w - - 0 1")["bishop_pair"]
+    same_colour = terms("4k3/8/8/8/8/8/8/2B1K1B1 w - - 0 1")["bishop_pair"]  # c1 and g1: both dark
+    assert pair == tuple(WEIGHTS["bishop_pair"]) and pair[0] > 0
+    assert bishop_and_knight == (0, 0)
+    assert same_colour == (0, 0)
+
+
+def test_rook_on_open_and_semi_open_files() -> None:
+    open_file = terms("4k3/pp6/8/8/8/8/PP6/3RK3 w - - 0 1")["rooks"]
+    semi_open = terms("3k4/3p4/8/8/8/8/PP6/3RK3 w - - 0 1")["rooks"]
+    closed = terms("4k3/pp6/8/8/8/8/PP6/R3K3 w - - 0 1")["rooks"]
+    assert open_file == tuple(WEIGHTS["rook_open_file"])
+    assert semi_open == tuple(WEIGHTS["rook_semi_open_file"])
+    assert closed == (0, 0)
+    assert open_file[0] > semi_open[0] > closed[0]
+
+
+def test_attacked_king_is_worse_for_its_side() -> None:
+    quiet = "r4rk1/pp3ppp/8/8/8/8/PP3PPP/3QR1K1 w - - 0 1"
+    attacked = "r4rk1/pp3ppp/8/6NQ/8/8/PP3PPP/6K1 w - - 0 1"   # queen and knight hit f7 and h7
+    shelter = "r4rk1/pp3ppp/8/8/8/8/PP6/4R1K1 w - - 0 1"       # white king without pawns
+    assert terms(attacked)["king_safety"][0] > terms(quiet)["king_safety"][0]
+    assert terms(shelter)["king_safety"][0] < terms(quiet)["king_safety"][0]
+
+
+def test_phase_tapers_from_middlegame_to_endgame() -> None:
+    assert terms("4k3/8/8/8/8/8/4P3/4K3 w - - 0 1")["phase"] == 0
+    assert terms("r3k3/8/8/8/8/8/8/R3K3 w - - 0 1")["phase"] == 4
+
+
+# ---------------------------------------------------------------- loading weights
+
+def test_load_weights_changes_the_score_and_restores() -> None:
+    fen = "4k3/8/8/8/8/8/8/2B1KB2 w - - 0 1"
+    before = score(fen)
+    changed = default_weights()
+    changed["bishop_pair"] = (150, 150)
+    try:
+        kestrel_eval.load_weights(changed)
+        assert terms(fen)["bishop_pair"] == (150, 150)
+        assert score(fen) == before + 100
+    finally:
+        kestrel_eval.load_weights(default_weights())
+    assert score(fen) == before
+
+
+def test_vector_round_trip_and_bad_tables() -> None:
+    vector = kestrel_eval.weights_as_vector()
+    assert len(vector) == len(weight_names())
+    assert kestrel_eval.current_weights() == default_weights()
+    before = score(chess.STARTING_FEN)
+    bad = default_weights()
+    bad["psqt_mg"]["knight"] = bad["psqt_mg"]["knight"][:7]
+    with pytest.raises(ValueError):
+        kestrel_eval.load_weights(bad)
+    with pytest.raises(ValueError):
+        kestrel_eval.load_vector(vector[:-1])
+    assert kestrel_eval.weights_as_vector() == vector       # a rejected table changes nothing
+    kestrel_eval.load_vector(vector)
+    assert score(chess.STARTING_FEN) == before
