@@ -259,3 +259,12 @@ def test_plot_history_and_missing_matplotlib(tmp_path, monkeypatch):
     monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)  # as if not installed
     with pytest.raises(PlotUnavailable, match="pip install matplotlib"):
         write_plot(str(tmp_path / "elo.png"), finished, "A", "B")
+
+
+def test_bad_opening_is_a_config_error():
+    from tournaments.openings import Opening, validate
+    validate(Opening(chess.STARTING_FEN, ("e2e4",)))
+    with pytest.raises(ConfigError):
+        validate(Opening("not a fen"))
+    with pytest.raises(ConfigError):
+        validate(Opening(chess.STARTING_FEN, ("e2e5",)))

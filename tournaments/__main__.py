@@ -47,11 +47,11 @@ async def run(config: TournamentConfig, state: RunState, resume: bool, is_defaul
     if is_default:
         await adapt_default(config)
         state.config = config.to_dict()
+    runner = Runner(config, state, config.state_file)  # loads and checks openings: fail before engines start
     await preflight(config)
-    pgn = PgnWriter(config.pgnout, truncate_to=state.pgn_offset if resume else None)
-    state.pgn_offset = pgn.offset
+    runner.pgn = PgnWriter(config.pgnout, truncate_to=state.pgn_offset if resume else None)
+    state.pgn_offset = runner.pgn.offset
     save_state(config.state_file, state)
-    runner = Runner(config, state, pgn, config.state_file)
     done = len(state.games)
     print(describe(config, len(runner.specs)) + (f"\nresuming after {done} finished games" if resume else ""),
           file=sys.stderr, flush=True)

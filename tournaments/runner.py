@@ -20,7 +20,7 @@ import chess.engine
 from tournaments.config import ConfigError, TournamentConfig
 from tournaments.engines import EngineProcess, SetupError, probe
 from tournaments.game import GameOutcome, GameSpec, play_game
-from tournaments.openings import Opening, load_openings
+from tournaments.openings import Opening, load_openings, validate
 from tournaments.pgnout import PgnWriter
 from tournaments.report import Progress, sprt_line, sprt_of
 from tournaments.state import FinishedGame, RunState, save_state
@@ -77,15 +77,17 @@ async def preflight(config: TournamentConfig, stream: TextIO = sys.stderr) -> Di
 class Runner:
     """Plays the scheduled games that the state does not already hold."""
 
-    def __init__(self, config: TournamentConfig, state: RunState, pgn: PgnWriter,
-                 state_path: Optional[str], stream: TextIO = sys.stderr) -> None:
+    def __init__(self, config: TournamentConfig, state: RunState, state_path: Optional[str],
+                 stream: TextIO = sys.stderr) -> None:
         self.config = config
         self.state = state
-        self.pgn = pgn
+        self.pgn = PgnWriter(None)  # the caller opens the real file once the engines have passed their checks
         self.state_path = state_path
         self.stream = stream
         self.openings: List[Opening] = load_openings(config.openings, state.seed)
         self.specs = schedule(config, len(self.openings))
+        for index in sorted({spec.opening for spec in self.specs}):
+            validate(self.openings[index])
         self.progress = Progress(config, len(self.specs), stream)
         self.queue: "asyncio.Queue[GameSpec]" = asyncio.Queue()
         self.stop = bool(state.stopped)
