@@ -1,0 +1,542 @@
+"""Monte Carlo tree search over the C board, without the GIL.
+
+One iteration walks from the root to a leaf by UCB1, expands the leaf when it is
+reached for the second time (children for all legal moves, in one block of the
+pool), gives the new leaf a value (its quiescence score as a win probability, or a
+random playout), and adds that value along the path, flipped at every ply.
+Checkmate, stalemate and draws by rule are exact; such results move up the tree
+(MCTS-Solver), and a proven node is never expanded or simulated again.
+"""
+
+from libc.math cimport log, sqrt, pow, log10
+from libc.stdlib cimport malloc, free
+from libc.stdint cimport uint32_t, uint64_t, int64_t
+from search.types cimport (
+    Move, MoveList, MOVE_NONE, MAX_PLY, MATE_IN_MAX_PLY, VALUE_INFINITE, NO_PIECE, PAWN,
+    MOVE_EN_PASSANT, move_from, move_to, move_kind, is_promotion, piece_type_of,
+)
+from search.position cimport Board, do_move, undo_move
+from search.movegen cimport generate_legal, has_legal_move
+from search.rules cimport is_draw_by_rule
+from search.alphabeta cimport quiescence
+from search.see cimport SEE_VALUE
+from eval.evaluate cimport evaluate
+
+cdef extern from "clock.h" nogil:
+    int64_t now_ms "kestrel_now_ms"()
+    void sleep_ms "kestrel_sleep_ms"(int ms)
+    int load_flag "kestrel_load_flag"(int* flag)
+
+cdef enum:
+    REPORT_INTERVAL_MS = 1000
+    MAX_TREE_DEPTH = MAX_PLY - 8   # deeper leaves are valued, never expanded (the qsearch needs plies too)
+    CP_LIMIT = 9999                # win probabilities near 0 or 1 map to large but non-mate scores
+    MAX_CAPACITY = 0xFFFFFFF0
+
+
+# ---------------------------------------------------------------- the pool
+
+cdef int pool_allocate(NodePool* p, uint64_t nbytes) noexcept nogil:
+    """Room for as many nodes (and their compaction scratch) as fit in `nbytes`; clears the tree."""
+    cdef uint64_t count = nbytes // (sizeof(Node) + sizeof(uint32_t))
+    cdef Node* nodes
+    cdef uint32_t* remap
+    if count < 256:
+        count = 256
+    if count > MAX_CAPACITY:
+        count = MAX_CAPACITY
+    nodes = <Node*>malloc(count * sizeof(Node))
+    remap = <uint32_t*>malloc(count * sizeof(uint32_t))
+    if nodes == NULL or remap == NULL:
+        free(nodes)
+        free(remap)
+        return -1
+    pool_free(p)
+    p.nodes = nodes
+    p.remap = remap
+    p.capacity = <uint32_t>count
+    p.used = 0
+    return 0
+
+
+cdef void pool_free(NodePool* p) noexcept nogil:
+    free(p.nodes)
+    free(p.remap)
+    p.nodes = NULL
+    p.remap = NULL
+    p.capacity = 0
+    p.used = 0
+
+
+cdef inline void init_node(Node* n, uint32_t parent, Move m) noexcept nogil:
+    n.value_sum = 0.0
+    n.visits = 0
+    n.parent = parent
+    n.first_child = NODE_NONE
+    n.child_count = 0
+    n.move = m
+    n.mate_plies = 0
+    n.proven = PROVEN_UNKNOWN
+
+
+cdef uint32_t pool_alloc(NodePool* p, uint32_t count) noexcept nogil:
+    """The index of `count` consecutive fresh nodes, or NODE_NONE when the pool is full."""
+    cdef uint32_t first
+    if count == 0 or <uint64_t>p.used + count > p.capacity:
+        return NODE_NONE
+    first = p.used
+    p.used += count
+    return first
+
+
+cdef uint32_t pool_new_root(NodePool* p) noexcept nogil:
+    """Forget the tree and start a new one with a bare root."""
+    p.used = 0
+    cdef uint32_t root = pool_alloc(p, 1)
+    if root != NODE_NONE:
+        init_node(&p.nodes[root], NODE_NONE, MOVE_NONE)
+    return root
+
+
+cdef uint32_t pool_keep_subtree(NodePool* p, uint32_t new_root) noexcept nogil:
+    """Keep only the subtree under `new_root`, moved to the front of the pool; returns its new index (0).
+
+    A child block is always allocated after its parent, so a node's parent has a
+    smaller index: one pass in index order finds the subtree, and moving each kept
+    node down to its rank never overwrites a node not yet moved.
+    """
+    cdef uint32_t i, count = 0, parent
+    cdef Node n
+    for i in range(new_root, p.used):
+        parent = p.nodes[i].parent
+        if i == new_root or (parent != NODE_NONE and parent >= new_root and p.remap[parent] != NODE_NONE):
+            p.remap[i] = count
+            count += 1
+        else:
+            p.remap[i] = NODE_NONE
+    for i in range(new_root, p.used):
+        if p.remap[i] == NODE_NONE:
+            continue
+        n = p.nodes[i]
+        n.parent = NODE_NONE if i == new_root else p.remap[n.parent]
+        if n.child_count > 0:
+            n.first_child = p.remap[n.first_child]
+        p.nodes[p.remap[i]] = n
+    p.used = count
+    return 0
+
+
+# ---------------------------------------------------------------- selection
+
+cdef inline double exact_value(const Node* n) noexcept nogil:
+    """The result of a proven node for the player who moved into it."""
+    if n.proven == PROVEN_WIN:
+        return 1.0
+    if n.proven == PROVEN_LOSS:
+        return 0.0
+    return 0.5
+
+
+cdef double ucb_score(double log_parent_visits, uint32_t visits, double value_sum,
+                      double c) noexcept nogil:
+    """UCB1: the mean result plus c * sqrt(ln N / n); an unvisited child comes first."""
+    if visits == 0:
+        return 1e300
+    return value_sum / visits + c * sqrt(log_parent_visits / visits)
+
+
+cdef uint32_t select_child(const NodePool* p, uint32_t node, double c) noexcept nogil:
+    """The child with the highest UCB1 score; proven losses are never chosen again.
+
+    A proven draw or win can still be chosen: it is not explored, its exact value is
+    backed up, so that its visits show what it is worth next to the other moves.
+    """
+    cdef const Node* n = &p.nodes[node]
+    cdef const Node* child
+    cdef double log_n = log(<double>n.visits) if n.visits > 1 else 0.0
+    cdef double score, best_score = -1e308
+    cdef uint32_t i, index, best = NODE_NONE
+    for i in range(n.child_count):
+        index = n.first_child + i
+        child = &p.nodes[index]
+        if child.proven == PROVEN_LOSS:
+            continue
+        score = ucb_score(log_n, child.visits, child.value_sum if child.proven == PROVEN_UNKNOWN
+                          else exact_value(child) * child.visits, c)
+        if score > best_score:
+            best_score = score
+            best = index
+    return best
+
+
+# ---------------------------------------------------------------- backpropagation and the solver
+
+cdef void backpropagate(NodePool* p, uint32_t node, double value) noexcept nogil:
+    """Add a result (for the player who moved into `node`) to every node up to the root."""
+    while node != NODE_NONE:
+        p.nodes[node].visits += 1
+        p.nodes[node].value_sum += value
+        value = 1.0 - value     # the parent's mover is the other player
+        node = p.nodes[node].parent
+
+
+cdef bint update_proof(NodePool* p, uint32_t node) noexcept nogil:
+    """Prove `node` from its children if they decide it; whether it is newly proven.
+
+    The children's results are for the side to move at `node`: one winning child makes
+    the node lost for the player who moved into it; all children lost make it won;
+    all children proven with a draw the best of them make it a draw.
+    """
+    cdef Node* n = &p.nodes[node]
+    cdef const Node* child
+    cdef uint32_t i
+    cdef int shortest_win = 1000000, longest_loss = -1
+    cdef bint all_proven = True, any_draw = False
+    if n.proven != PROVEN_UNKNOWN or n.child_count == 0:
+        return False
+    for i in range(n.child_count):
+        child = &p.nodes[n.first_child + i]
+        if child.proven == PROVEN_WIN:
+            if child.mate_plies < shortest_win:
+                shortest_win = child.mate_plies
+        elif child.proven == PROVEN_LOSS:
+            if child.mate_plies > longest_loss:
+                longest_loss = child.mate_plies
+        elif child.proven == PROVEN_DRAW:
+            any_draw = True
+        else:
+            all_proven = False
+    if shortest_win < 1000000:
+        n.proven = PROVEN_LOSS
+        n.mate_plies = <int16_t>(shortest_win + 1)
+        return True
+    if not all_proven:
+        return False
+    if any_draw:
+        n.proven = PROVEN_DRAW
+        n.mate_plies = 0
+    else:
+        n.proven = PROVEN_WIN
+        n.mate_plies = <int16_t>(longest_loss + 1)
+    return True
+
+
+cdef void propagate_proof(NodePool* p, uint32_t node, uint32_t root) noexcept nogil:
+    """`node` was just proven: prove its ancestors as far as that decides them."""
+    while node != root and node != NODE_NONE:
+        node = p.nodes[node].parent
+        if node == NODE_NONE or not update_proof(p, node):
+            return
+
+
+cdef inline int child_rank(const Node* c) noexcept nogil:
+    if c.proven == PROVEN_WIN:
+        return 3
+    if c.proven == PROVEN_LOSS:
+        return 1
+    return 2
+
+
+cdef inline bint better_child(const Node* a, const Node* b) noexcept nogil:
+    """Whether `a` is the better move to play: a proven win (the quickest), else the most
+    visited move not proven lost, else the loss that takes longest."""
+    cdef int ra = child_rank(a), rb = child_rank(b)
+    if ra != rb:
+        return ra > rb
+    if ra == 3:
+        return a.mate_plies < b.mate_plies
+    if ra == 1:
+        return a.mate_plies > b.mate_plies
+    if a.visits != b.visits:
+        return a.visits > b.visits
+    if a.visits == 0:
+        return False
+    return a.value_sum / a.visits > b.value_sum / b.visits
+
+
+cdef uint32_t best_child(const NodePool* p, uint32_t node) noexcept nogil:
+    """The child to play (see better_child); NODE_NONE when `node` has no children."""
+    cdef const Node* n = &p.nodes[node]
+    cdef uint32_t i, best = NODE_NONE
+    for i in range(n.child_count):
+        if best == NODE_NONE or better_child(&p.nodes[n.first_child + i], &p.nodes[best]):
+            best = n.first_child + i
+    return best
+
+
+# ---------------------------------------------------------------- values
+
+cdef double cp_to_probability(int cp) noexcept nogil:
+    """The logistic curve of the Elo scale: +400 cp is ten-to-one."""
+    return 1.0 / (1.0 + pow(10.0, -cp / 400.0))
+
+
+cdef int probability_to_cp(double q) noexcept nogil:
+    if q < 1e-9:
+        return -CP_LIMIT
+    if q > 1.0 - 1e-9:
+        return CP_LIMIT
+    cdef double cp = 400.0 * log10(q / (1.0 - q))
+    if cp > CP_LIMIT:
+        return CP_LIMIT
+    if cp < -CP_LIMIT:
+        return -CP_LIMIT
+    return <int>(cp + 0.5) if cp >= 0 else <int>(cp - 0.5)
+
+
+cdef inline uint64_t next_random(uint64_t* state) noexcept nogil:
+    """splitmix64: small, fast, and the same sequence for the same seed everywhere."""
+    state[0] += 0x9E3779B97F4A7C15ULL
+    cdef uint64_t z = state[0]
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL
+    return z ^ (z >> 31)
+
+
+cdef double quiescence_value(MCTSState* s, int ply) noexcept nogil:
+    """The leaf's quiescence score as a win probability for the side to move."""
+    cdef int score = quiescence(s.qs, -VALUE_INFINITE, VALUE_INFINITE, ply)
+    if score >= MATE_IN_MAX_PLY:
+        return 1.0
+    if score <= -MATE_IN_MAX_PLY:
+        return 0.0
+    return cp_to_probability(score)
+
+
+cdef double playout_value(MCTSState* s, int ply) noexcept nogil:
+    """Uniformly random legal moves until the game ends or the ply cap, then the static
+    evaluation; the result as a win probability for the side to move at the leaf."""
+    cdef Board* b = &s.qs.board
+    cdef MoveList moves
+    cdef int k = 0, i, leaf_side = b.side_to_move
+    cdef double result
+    while True:
+        if k > 0 and is_draw_by_rule(b, ply + k):
+            result = 0.5
+            break
+        generate_legal(b, &moves)
+        if moves.count == 0:
+            result = 0.0 if b.checkers else 0.5
+            break
+        if k >= s.playout_cap:
+            result = cp_to_probability(evaluate(b))
+            break
+        do_move(b, moves.moves[<int>(next_random(&s.rng) % <uint64_t>moves.count)])
+        k += 1
+    if b.side_to_move != leaf_side:
+        result = 1.0 - result
+    for i in range(k):
+        undo_move(b)
+    return result
+
+
+cdef bint prove_terminal(MCTSState* s, Node* n, int ply) noexcept nogil:
+    """On a node's first visit: if the game is over there, record the exact result."""
+    cdef Board* b = &s.qs.board
+    if is_draw_by_rule(b, ply):
+        n.proven = PROVEN_DRAW
+        return True
+    if not has_legal_move(b):
+        # The player who moved into the node has mated, or stalemated.
+        n.proven = PROVEN_WIN if b.checkers else PROVEN_DRAW
+        n.mate_plies = 0
+        return True
+    return False
+
+
+# ---------------------------------------------------------------- expansion
+
+cdef inline int expansion_order(const Board* b, Move m) noexcept nogil:
+    """Captures (most valuable victim first) and queen promotions are tried first:
+    the children of a new node are visited in this order, so tactics show early."""
+    cdef int score = 0
+    if move_kind(m) == MOVE_EN_PASSANT:
+        score = 100000 + SEE_VALUE[PAWN] * 8
+    elif b.squares[move_to(m)] != NO_PIECE:
+        score = 100000 + SEE_VALUE[piece_type_of(b.squares[move_to(m)])] * 8 \
+            - SEE_VALUE[piece_type_of(b.squares[move_from(m)])] // 100
+    if is_promotion(m):
+        score += 50000 + SEE_VALUE[move_kind(m)]
+    return score
+
+
+cdef uint32_t expand(MCTSState* s, uint32_t node, const Move* allowed, int allowed_count) noexcept nogil:
+    """Give `node` a child for every legal move (only those in `allowed` if it is not NULL).
+
+    Returns the first child, or NODE_NONE when the pool cannot hold them (the tree
+    then stops growing) or there is no move.
+    """
+    cdef Board* b = &s.qs.board
+    cdef NodePool* p = s.pool
+    cdef MoveList moves
+    cdef int i, j, count = 0, key
+    cdef Move m
+    cdef uint32_t first
+    generate_legal(b, &moves)
+    for i in range(moves.count):
+        m = moves.moves[i]
+        if allowed != NULL:
+            for j in range(allowed_count):
+                if allowed[j] == m:
+                    break
+            else:
+                continue
+        # Insertion sort by expansion order, stable so that equal moves keep generator order.
+        key = expansion_order(b, m)
+        j = count - 1
+        while j >= 0 and moves.scores[j] < key:
+            moves.moves[j + 1] = moves.moves[j]
+            moves.scores[j + 1] = moves.scores[j]
+            j -= 1
+        moves.moves[j + 1] = m
+        moves.scores[j + 1] = key
+        count += 1
+    if count == 0:
+        return NODE_NONE
+    first = pool_alloc(p, count)
+    if first == NODE_NONE:
+        s.pool_full = True
+        return NODE_NONE
+    for i in range(count):
+        init_node(&p.nodes[first + i], node, moves.moves[i])
+    p.nodes[node].first_child = first
+    p.nodes[node].child_count = <uint16_t>count
+    return first
+
+
+# ---------------------------------------------------------------- one iteration
+
+cdef int iterate(MCTSState* s) noexcept nogil:
+    """Selection, expansion, simulation and backpropagation, once.
+
+    Returns 0, or -1 when a stop came inside the quiescence search (nothing is backed up).
+    """
+    cdef NodePool* p = s.pool
+    cdef Board* b = &s.qs.board
+    cdef uint32_t node = s.root, child
+    cdef int ply = 0, i
+    cdef double value
+    cdef bint proven_now = False
+    cdef Node* n
+
+    # Selection: down the expanded nodes, stopping at a proven one (its value is exact).
+    while True:
+        n = &p.nodes[node]
+        if n.child_count == 0 or (n.proven != PROVEN_UNKNOWN and node != s.root):
+            break
+        child = select_child(p, node, s.exploration)
+        if child == NODE_NONE:
+            break
+        do_move(b, p.nodes[child].move)
+        ply += 1
+        node = child
+
+    n = &p.nodes[node]
+    if n.proven == PROVEN_UNKNOWN and n.child_count == 0:
+        if n.visits == 0 and node != s.root:
+            proven_now = prove_terminal(s, n, ply)
+        elif ply < MAX_TREE_DEPTH and not s.pool_full:
+            # Expansion on the second visit: leaves seen once cost no memory for children.
+            child = expand(s, node, NULL, 0)
+            if child != NODE_NONE:
+                do_move(b, p.nodes[child].move)
+                ply += 1
+                node = child
+                n = &p.nodes[node]
+                proven_now = prove_terminal(s, n, ply)
+
+    # Simulation: the value for the player who moved into the leaf.
+    if n.proven != PROVEN_UNKNOWN:
+        value = exact_value(n)
+    elif s.leaf_mode == LEAF_PLAYOUT:
+        value = 1.0 - playout_value(s, ply)
+    else:
+        value = 1.0 - quiescence_value(s, ply)
+
+    for i in range(ply):
+        undo_move(b)
+    if s.qs.stopped:
+        return -1
+    backpropagate(p, node, value)
+    if proven_now:
+        propagate_proof(p, node, s.root)
+    s.playouts += 1
+    s.depth_sum += ply
+    if ply > s.seldepth:
+        s.seldepth = ply
+    return 0
+
+
+# ---------------------------------------------------------------- the search loop
+
+cdef void report(MCTSState* s, bint final) noexcept nogil:
+    with gil:
+        try:
+            (<object>s.reporter)._report(final)
+        except BaseException:
+            pass
+
+
+cdef bint settled(MCTSState* s, int64_t elapsed) noexcept nogil:
+    """Whether the most visited root move can no longer be overtaken before the soft limit."""
+    cdef const Node* root = &s.pool.nodes[s.root]
+    cdef uint32_t i, first = 0, second = 0, v
+    cdef double remaining
+    if elapsed <= 0 or s.playouts < 1000:
+        return False
+    for i in range(root.child_count):
+        v = s.pool.nodes[root.first_child + i].visits
+        if v > first:
+            second = first
+            first = v
+        elif v > second:
+            second = v
+    remaining = <double>s.playouts * (s.soft_ms - elapsed) / elapsed
+    return first - second > remaining
+
+
+cdef bint mate_found(MCTSState* s) noexcept nogil:
+    cdef uint32_t best = best_child(s.pool, s.root)
+    if best == NODE_NONE or s.pool.nodes[best].proven != PROVEN_WIN:
+        return False
+    return (s.pool.nodes[best].mate_plies + 2) // 2 <= s.mate_limit
+
+
+cdef void mcts_search(MCTSState* s) noexcept nogil:
+    """Iterate until stopped, out of time or limits, or the root is proven; then report.
+
+    The root must already be expanded.  In `go infinite` and while pondering, returns
+    only after stop (or ponderhit, once the time is up).
+    """
+    cdef int64_t elapsed
+    s.playouts = 0
+    s.depth_sum = 0
+    s.seldepth = 0
+    s.last_report_ms = 0
+    s.qs.stopped = False
+    s.qs.nodes = 0
+    while True:
+        if load_flag(&s.stop_requested):
+            break
+        if s.pool.nodes[s.root].proven != PROVEN_UNKNOWN:
+            break
+        if s.playout_limit and s.playouts >= s.playout_limit:
+            break
+        if s.depth_limit and s.playouts > 0 and s.depth_sum >= <uint64_t>s.depth_limit * s.playouts:
+            break
+        if s.mate_limit and (s.playouts & 63) == 0 and mate_found(s):
+            break
+        elapsed = now_ms() - s.start_ms
+        if s.timed and not load_flag(&s.pondering):
+            if elapsed >= s.soft_ms or elapsed >= s.hard_ms:
+                break
+            if (s.playouts & 255) == 0 and not load_flag(&s.infinite) and settled(s, elapsed):
+                break
+        if elapsed - s.last_report_ms >= REPORT_INTERVAL_MS:
+            s.last_report_ms = elapsed
+            report(s, False)
+        if iterate(s) < 0:
+            break
+    report(s, True)
+    while (load_flag(&s.infinite) or load_flag(&s.pondering)) and not load_flag(&s.stop_requested):
+        sleep_ms(1)
