@@ -516,7 +516,7 @@ cdef int set_fen(Board* b, str fen, bint chess960=False) except -1:
 
 
 cdef str get_fen(const Board* b):
-    cdef int rank, file, empty, piece
+    cdef int rank, file, empty, piece, index
     rows = []
     for rank in range(7, -1, -1):
         row = []
@@ -534,12 +534,24 @@ cdef str get_fen(const Board* b):
             row.append(str(empty))
         rows.append("".join(row))
     castling = ""
-    for index, letter in enumerate("KQkq"):
+    for index in range(4):
         if b.castling & (1 << index):
-            castling += letter
+            castling += castling_letter(b, index)
     ep = "-" if b.ep_square == NO_SQUARE else square_name(b.ep_square)
     return (f"{'/'.join(rows)} {'w' if b.side_to_move == WHITE else 'b'} {castling or '-'} {ep} "
             f"{b.halfmove_clock} {b.fullmove_number}")
+
+
+cdef str castling_letter(const Board* b, int index):
+    """X-FEN: K/Q/k/q when the right's rook is the outermost one on its side of the king,
+    else the rook's file letter (Chess960), so that reading the FEN back gives the same right."""
+    cdef int colour = index >> 1, rook_sq = b.castling_rook_square[index], f
+    cdef bint king_side = (index & 1) == 0
+    for f in (range(file_of(rook_sq) + 1, 8) if king_side else range(file_of(rook_sq))):
+        if b.squares[56 * colour + f] == make_piece(colour, ROOK):
+            letter = "abcdefgh"[file_of(rook_sq)]
+            return letter.upper() if colour == WHITE else letter
+    return "KQkq"[index]
 
 
 def square_name(int square) -> str:
