@@ -1,0 +1,201 @@
+"""Bad input: each mistake gets an `info string`, and Kestrel keeps serving."""
+
+from __future__ import annotations
+
+import random
+from typing import List
+
+import chess
+
+from test_uci_helpers import UciProcess, bestmoves, engine, info_strings  # noqa: F401 (fixture)
+
+AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+
+
+def position_fen(engine: UciProcess) -> str:
+    engine.send("d")
+    return engine.read_until("Fen: ")[-1][len("Fen: "):]
+
+
+def answer_to(engine: UciProcess, line: str) -> List[str]:
+    """The info strings that answer `line`."""
+    engine.send(line)
+    return info_strings(engine.ready())
+
+
+def test_unknown_command_empty_line_and_garbage(engine: UciProcess) -> None:
+    assert answer_to(engine, "xyzzy 1 2 3")[0].startswith("unknown command 'xyzzy' ignored")
+    assert answer_to(engine, "") == ["empty line ignored"]
+    assert answer_to(engine, "   \t ") == ["empty line ignored"]
+    engine.send(b"\x00\xff\xfe\x80garbage\r\n")
+    reply = info_strings(engine.ready())
+    assert len(reply) == 1 and reply[0].startswith("unknown command '\\x00\\ufffd")
+
+
+def test_bad_position_keeps_the_previous_one(engine: UciProcess) -> None:
+    engine.send("position startpos moves e2e4")
+    bad = {
+        "position fen 8/8/8 w": "bad FEN",
+        "position fen rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNX w KQkq - 0 1": "bad FEN",
+        "position fen": "the FEN is missing",
+        "position startpos moves e2e4 e7e5 e1e3": "move 3 'e1e3': illegal move",
+        "position startpos moves e2e4 zz9": "move 2 'zz9': malformed move",
+        "position startpos junk moves e2e4": "unexpected 'junk'",
+        "position": "position needs startpos or fen",
+        "position somewhere": "expected startpos or fen",
+    }
+    for line, reason in bad.items():
+        reply = answer_to(engine, line)
+        assert len(reply) == 1 and reason in reply[0], (line, reply)
+        assert position_fen(engine) == AFTER_E4, line
+    engine.send("position startpos moves E2E4")   # UCI moves are lower case
+    engine.ready()
+    assert position_fen(engine) == AFTER_E4
+
+
+def test_bad_options(engine: UciProcess) -> None:
+    assert answer_to(engine, "setoption name NoSuchOption value 3")[0].startswith("no option named 'NoSuchOption'")
+    assert answer_to(engine, "setoption name Hash value 0") == ["option Hash must be from 1 to 4096, not 0"]
+    assert answer_to(engine, "setoption name Hash value lots") == \
+        ["option Hash takes an integer from 1 to 4096, not 'lots'"]
+    assert answer_to(engine, "setoption name Hash") == \
+        ["option Hash needs a value (setoption name Hash value ...)"]
+    assert answer_to(engine, "setoption name Threads value 2") == ["option Threads must be from 1 to 1, not 2"]
+    assert answer_to(engine, "setoption name Ponder value maybe") == ["option Ponder takes true or false, not 'maybe'"]
+    assert answer_to(engine, "setoption name SearchMode value Random")[0].startswith("option SearchMode takes one of")
+    assert answer_to(engine, "setoption Hash 32") == ["expected setoption name <name> [value <value>]"]
+    reply = answer_to(engine, "setoption name BookFile value /no/such/book.bin")
+    assert reply[0].startswith("BookFile '/no/such/book.bin' cannot be read")
+    # Names and combo values match case-insensitively; a good value still works afterwards.
+    assert answer_to(engine, "setoption name move   overhead value 100") == []
+    assert answer_to(engine, "setoption name searchmode value alphabeta") == []
+    assert answer_to(engine, "setoption name clear hash") == []
+    engine.send("go depth 2")
+    assert len(bestmoves(engine.read_until("bestmove"))) == 1
+
+
+def test_go_with_nonsense_numbers(engine: UciProcess) -> None:
+    engine.send("position startpos", "go depth x2 nodes -5 movestogo 0 wtime -100 btime 99999999999999 foo depth")
+    lines = engine.read_until("bestmove", 20)
+    assert info_strings(lines)[:5] == [
+        "go: depth takes a whole number, not 'x2'; ignored",
+        "go: nodes must be at least 1, not -5; using 1",
+        "go: movestogo must be at least 1, not 0; ignored",
+        "go: btime 99999999999999 is more than 2147483647; using 2147483647",
+        "go: unknown word 'foo' ignored",
+    ]
+    assert "go: depth needs a number; ignored" in info_strings(lines)
+    assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves
+    engine.send("go searchmoves e2e5 e2e4 depth 2")
+    lines = engine.read_until("bestmove", 20)
+    assert info_strings(lines) == ["go searchmoves: 'e2e5' not legal here; ignored"]
+    assert lines[-1].split()[1] == "e2e4"
+
+
+def test_commands_out_of_place_are_harmless(engine: UciProcess) -> None:
+    assert answer_to(engine, "stop") == []
+    assert answer_to(engine, "ponderhit") == []
+    assert answer_to(engine, "debug maybe") == ["expected debug on or debug off"]
+    assert answer_to(engine, "bench x") == ["bench: depth must be a number from 1 to 64, not 'x'"]
+    assert bestmoves(engine.seen) == []
+
+
+def test_an_overlong_line_is_skipped(engine: UciProcess) -> None:
+    engine.send("position startpos moves " + "e2e4 " * 300_000)
+    assert info_strings(engine.ready()) == ["ignored a line longer than 1048576 bytes"]
+
+
+def test_closed_stdin_when_idle() -> None:
+    process = UciProcess()
+    try:
+        process.send("uci")
+        process.close_stdin()
+        assert process.read_until("uciok")
+        assert process.wait_exit(20) == 0
+        assert process.stderr == ""
+    finally:
+        process.close()
+
+
+# The fuzz test: random bytes, mangled commands and shuffled protocol words.
+
+VOCABULARY = [
+    "uci", "isready", "ucinewgame", "setoption", "name", "value", "position", "startpos", "fen",
+    "moves", "go", "stop", "ponderhit", "debug", "on", "off", "d", "eval", "register", "later",
+    "wtime", "btime", "winc", "binc", "movestogo", "depth", "nodes", "mate", "movetime", "infinite",
+    "ponder", "searchmoves", "Hash", "Threads", "MultiPV", "Ponder", "Move", "Overhead", "Clear",
+    "SearchMode", "AlphaBeta", "MCTS", "OwnBook", "BookFile", "true", "false", "e2e4", "e7e5", "g1f3",
+    "e1g1", "a7a8q", "0000", "e2e9", "-1", "0", "1", "2", "7", "64", "-99999999999", "99999999999999999999",
+    "1.5", "1e3", "0x10", "NaN", "\u00e9", "\ufffd", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR", "w", "b",
+    "KQkq", "-", "8/8/8/8/8/8/8/8", "k7/8/8/8/8/8/8/7K",
+]
+TEMPLATES = [
+    "position startpos moves e2e4 e7e5", "position fen 7k/8/8/8/8/8/8/K7 w - - 0 1 moves a1a2",
+    "go depth 1", "go nodes 200", "go movetime 5", "go wtime 30 btime 30 winc 0 binc 0", "go infinite",
+    "go ponder wtime 50 btime 50", "stop", "ponderhit", "isready", "ucinewgame", "debug on", "debug off",
+    "setoption name Hash value 2", "setoption name MultiPV value 2", "setoption name Move Overhead value 5",
+    "setoption name Clear Hash", "setoption name OwnBook value true", "d", "eval", "uci",
+]
+FORBIDDEN_FIRST_WORDS = {"quit", "bench"}   # quit ends the test; bench is a long benchmark
+
+
+def fuzz_line(rng: random.Random) -> bytes:
+    kind = rng.random()
+    if kind < 0.35:
+        raw = bytes(rng.randrange(256) for _ in range(rng.randrange(0, 80)))
+        return raw.replace(b"\n", b" ")
+    if kind < 0.7:
+        words = rng.choice(TEMPLATES).split()
+        for _ in range(rng.randrange(1, 4)):
+            action = rng.randrange(4)
+            position = rng.randrange(len(words) + 1)
+            if action == 0 and words:
+                del words[min(position, len(words) - 1)]
+            elif action == 1:
+                words.insert(position, rng.choice(VOCABULARY))
+            elif action == 2 and words:
+                words[min(position, len(words) - 1)] = str(rng.randint(-10**12, 10**12))
+            else:
+                words.insert(position, rng.choice(VOCABULARY).upper())
+        text = " ".join(words)
+    else:
+        text = " ".join(rng.choice(VOCABULARY) for _ in range(rng.randrange(0, 12)))
+    return rng.choice(["", " ", "\t"]).join([""] + [text]).encode("utf-8") + rng.choice([b"", b"\r", b" "])
+
+
+def safe(line: bytes) -> bool:
+    words = line.decode("utf-8", "replace").split()
+    return not (words and words[0].lower() in FORBIDDEN_FIRST_WORDS) and b"perft" not in line
+
+
+def test_fuzz_ten_thousand_lines() -> None:
+    rng = random.Random(20240611)
+    process = UciProcess()
+    try:
+        process.handshake()
+        sent = 0
+        for _ in range(4):
+            batch = []
+            while len(batch) < 2600:
+                line = fuzz_line(rng)
+                if safe(line):
+                    batch.append(line + b"\n")
+            process.send(b"".join(batch))
+            sent += len(batch)
+            process.ready(timeout=90)
+        assert sent >= 10_000
+        assert process.proc.poll() is None
+        process.send("stop", "position startpos moves e2e4", "go depth 2")
+        line = process.read_until("bestmove", 30)[-1]
+        # Bestmoves of fuzzed searches may still arrive; the last one answers the final go.
+        while True:
+            more = process.drain(0.5)
+            if not bestmoves(more):
+                break
+            line = bestmoves(more)[-1]
+        assert chess.Move.from_uci(line.split()[1]) in chess.Board(AFTER_E4).legal_moves
+        process.send("quit")
+        assert process.wait_exit(20) == 0
+        assert "Traceback" not in process.stderr
+    finally:
+        process.close()

@@ -1,0 +1,28 @@
+"""A whole game against a real engine, every move checked by python-chess."""
+
+from __future__ import annotations
+
+import io
+
+import chess
+import chess.engine
+import chess.pgn
+
+from test_uci_helpers import ENGINE_COMMAND, REPO, STOCKFISH, play_with_clocks
+
+
+def test_full_game_against_stockfish() -> None:
+    kestrel = chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, cwd=REPO, timeout=30)
+    stockfish = chess.engine.SimpleEngine.popen_uci(STOCKFISH, timeout=30)
+    try:
+        stockfish.configure({"UCI_LimitStrength": True, "UCI_Elo": 1350, "Threads": 1, "Hash": 16})
+        kestrel.configure({"Hash": 16})
+        board = play_with_clocks(kestrel, stockfish, plies=800, clock=4.0, increment=0.05)
+    finally:
+        kestrel.quit()
+        stockfish.quit()
+    outcome = board.outcome(claim_draw=True)
+    game = chess.pgn.Game.from_board(board)
+    assert outcome is not None, f"the game did not end in 800 plies:\n{game}"
+    # Replaying the game from its PGN checks every move once more.
+    assert chess.pgn.read_game(io.StringIO(str(game))).end().board() == board

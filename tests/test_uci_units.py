@@ -1,0 +1,142 @@
+"""The UCI front in-process: parsers, option checks, info formatting, options reaching the searcher."""
+
+from __future__ import annotations
+
+import io
+from typing import List
+
+import chess
+import pytest
+
+from uci_engine.options import OptionError, build_options, shown
+from uci_engine.output import Output, format_info
+from uci_engine.parsing import CommandError, parse_go, parse_position, parse_setoption
+from uci_engine.protocol import UciEngine
+
+
+def test_option_declarations_and_lookup() -> None:
+    options = build_options(("AlphaBeta", "MCTS"))
+    assert options["move overhead"] is options["Move  Overhead"]
+    assert options["searchmode"].declaration() == \
+        "option name SearchMode type combo default AlphaBeta var AlphaBeta var MCTS"
+    assert "MCTS Exploration" in options and "MCTS Exploration" not in build_options()
+    assert options.set("SEARCHMODE", "mcts").value == "MCTS"
+    assert options.set("OwnBook", "TRUE").value is True
+    assert options.set("BookFile", "  /books/my book.bin ").value == "/books/my book.bin"
+    assert options.set("BookFile", "<empty>").value == ""
+    assert options.set("Clear Hash", None).value is None
+    with pytest.raises(OptionError, match="must be from 1 to 64, not 65"):
+        options.set("MultiPV", "65")
+    assert options.value("MultiPV") == 1   # unchanged by the rejected value
+    with pytest.raises(OptionError, match="no option named"):
+        options.set("Contempt", "1")
+
+
+def test_shown_escapes_what_a_gui_cannot_print() -> None:
+    assert shown("a\x00b\u00e9\n") == "'a\\x00b\\xe9\\n'"
+    assert shown("x" * 100).endswith("...'")
+
+
+def test_parse_setoption() -> None:
+    assert parse_setoption("setoption name Move Overhead value 100") == ("Move Overhead", "100")
+    assert parse_setoption("setoption name Clear Hash") == ("Clear Hash", None)
+    assert parse_setoption("setoption name BookFile value C:\\books\\a value b.bin") == \
+        ("BookFile", "C:\\books\\a value b.bin")
+    assert parse_setoption("setoption name BookFile value ") == ("BookFile", "")
+    with pytest.raises(CommandError):
+        parse_setoption("setoption Hash 16")
+
+
+def test_parse_go() -> None:
+    go = parse_go("wtime 1000 btime -20 winc 10 binc 10 movestogo 5 searchmoves e2e4 d2d4 ponder".split())
+    assert go.numbers == {"wtime": 1000, "btime": 0, "winc": 10, "binc": 10, "movestogo": 5}
+    assert go.searchmoves == ["e2e4", "d2d4"] and go.ponder and not go.infinite and go.warnings == []
+    go = parse_go("depth 0 mate 500 nodes 1_000 perft 3 movetime".split())
+    assert go.numbers == {"depth": 1, "mate": 63} and go.perft == 3
+    assert go.warnings == ["go: depth must be at least 1, not 0; using 1", "go: mate 500 is more than 63; using 63",
+                           "go: nodes takes a whole number, not '1_000'; ignored", "go: movetime needs a number; ignored"]
+
+
+def test_parse_position() -> None:
+    assert parse_position("startpos".split()) == (None, [])
+    assert parse_position("startpos moves e2e4 e7e5".split()) == (None, ["e2e4", "e7e5"])
+    assert parse_position("fen 8/8/8/8/8/8/8/K6k w - - 0 1 moves a1a2".split()) == \
+        ("8/8/8/8/8/8/8/K6k w - - 0 1", ["a1a2"])
+    for bad in ("", "moves e2e4", "fen moves e2e4", "startpos e2e4"):
+        with pytest.raises(CommandError):
+            parse_position(bad.split())
+
+
+def test_format_info() -> None:
+    info = {"depth": 5, "seldepth": 9, "multipv": 1, "score": ("mate", -3), "bound": "upperbound",
+            "nodes": 1234, "nps": 56789, "hashfull": 7, "time": 21, "pv": ["e2e4", "e7e5"]}
+    assert format_info(info) == ("info depth 5 seldepth 9 multipv 1 score mate -3 upperbound nodes 1234 "
+                                 "nps 56789 hashfull 7 time 21 pv e2e4 e7e5")
+    assert format_info({"currmove": "g1f3", "currmovenumber": 4, "depth": 12}) == \
+        "info depth 12 currmove g1f3 currmovenumber 4"
+    assert format_info({"string": "two\nlines"}) == "info string two lines"
+
+
+class Session:
+    """UciEngine fed lines directly, its output collected."""
+
+    def __init__(self) -> None:
+        self.buffer = io.BytesIO()
+        self.engine = UciEngine(Output(self.buffer))
+
+    def send(self, *lines: str) -> List[str]:
+        start = len(self.buffer.getvalue())
+        for line in lines:
+            assert self.engine.handle(line)
+        return self.buffer.getvalue()[start:].decode().splitlines()
+
+    def search(self, *lines: str) -> List[str]:
+        start = len(self.buffer.getvalue())
+        self.send(*lines)
+        assert self.engine._job is not None and self.engine._job.wait(30)
+        return self.buffer.getvalue()[start:].decode().splitlines()
+
+    @property
+    def searcher(self):  # type: ignore[no-untyped-def]
+        return self.engine._searchers["AlphaBeta"]
+
+
+def test_options_reach_the_searcher() -> None:
+    session = Session()
+    assert session.send("setoption name Hash value 4", "setoption name MultiPV value 2",
+                        "setoption name Move Overhead value 123", "setoption name Threads value 1") == []
+    searcher = session.searcher
+    assert (searcher.hash_size_mb, searcher.multipv, searcher.move_overhead) == (4, 2, 123)
+    session.search("position startpos", "go depth 6")
+    assert searcher.hashfull() > 0
+    session.send("setoption name Clear Hash")
+    assert searcher.hashfull() == 0
+    session.search("go depth 6")
+    session.send("ucinewgame")
+    assert searcher.hashfull() == 0
+
+
+def test_options_set_during_a_search_wait_for_its_end() -> None:
+    session = Session()
+    session.send("go infinite")
+    assert session.send("setoption name Hash value 2") == ["info string Hash takes effect when the current search ends"]
+    assert session.searcher.hash_size_mb == 16
+    session.send("stop")
+    assert session.engine._job is not None and session.engine._job.wait(5)
+    session.search("go depth 1")
+    assert session.searcher.hash_size_mb == 2
+    assert session.engine.shutdown()
+
+
+def test_an_unbuildable_searcher_still_answers_go(monkeypatch: pytest.MonkeyPatch) -> None:
+    from uci_engine import core
+
+    def broken(mode: str) -> None:
+        raise ImportError("search.engine is not built")
+
+    monkeypatch.setattr(core, "searcher_class", broken)
+    session = Session()
+    lines = session.search("position startpos", "go depth 3")
+    assert lines[0] == "info string the searcher cannot start: ImportError: search.engine is not built"
+    assert lines[-1].split()[0] == "bestmove"
+    assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves

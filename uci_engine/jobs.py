@@ -1,0 +1,116 @@
+"""Work that runs beside the command loop: a search that ends in exactly one `bestmove`."""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable, List, Optional, Tuple
+
+from uci_engine.output import Output
+
+
+@dataclass
+class Answer:
+    """A result that did not need a search (a book move, no legal move)."""
+
+    best_move: str
+    ponder_move: Optional[str] = None
+    pv: List[str] = field(default_factory=list)
+
+
+class SearchJob:
+    """One `go`: runs `search` in a thread and writes exactly one `bestmove` at its end.
+
+    In `go infinite` and `go ponder` the `bestmove` waits for `stop` (or `ponderhit`), even
+    if the search ends by itself first, as the protocol requires.
+    """
+
+    def __init__(self, out: Output, position: Any, search: Callable[[], Any], *,
+                 searcher: Any = None, infinite: bool = False, ponder: bool = False) -> None:
+        self._thread = threading.Thread(target=self._main, name="kestrel-search", daemon=True)
+        self._out = out
+        self._position = position          # the job's own copy, to check the searcher's answer
+        self._legal = position.legal_moves()
+        self._search = search
+        self._searcher = searcher          # None when the answer needs no search
+        self._infinite = infinite
+        self._pondering = ponder
+        self._released = threading.Event()
+        self._searched = threading.Event()
+        self._lock = threading.Lock()
+        self._stop_sent = False
+        if not (infinite or ponder):
+            self._released.set()
+
+    def start(self) -> None:
+        self._thread.start()
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+    @property
+    def stopped(self) -> bool:
+        """Whether `stop` was sent: the bestmove follows within milliseconds."""
+        return self._stop_sent
+
+    def wait(self, timeout: Optional[float] = None) -> bool:
+        """Wait for the bestmove to be written; whether it has been."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    # The searcher keeps a stop or ponderhit that comes before its search starts for that
+    # search; one sent after the search has returned would wrongly carry over to the next,
+    # hence the `_searched` checks.
+
+    def stop(self) -> None:
+        with self._lock:
+            self._stop_sent = True
+            self._pondering = False
+            self._released.set()
+            if self._searcher is not None and not self._searched.is_set():
+                self._searcher.stop()
+
+    def ponderhit(self) -> None:
+        with self._lock:
+            if not self._pondering:
+                return
+            self._pondering = False
+            if not self._infinite:
+                self._released.set()
+            if self._searcher is not None and not self._searched.is_set():
+                self._searcher.ponderhit()
+
+    def _main(self) -> None:
+        result = None
+        try:
+            result = self._search()
+        except Exception as exc:  # the GUI must still get its bestmove
+            self._out.info_string(f"search failed: {type(exc).__name__}: {exc}")
+        finally:
+            with self._lock:
+                self._searched.set()
+        self._released.wait()
+        best, ponder = self._answer(result)
+        self._out.line(f"bestmove {best}" + (f" ponder {ponder}" if ponder else ""))
+
+    def _answer(self, result: Any) -> Tuple[str, Optional[str]]:
+        """The bestmove and ponder move to send, each checked against the rules."""
+        if not self._legal:
+            return "0000", None
+        best = getattr(result, "best_move", None)
+        if best not in self._legal:
+            if result is not None:
+                self._out.info_string(f"the search gave {best!r}, not a legal move; "
+                                      f"playing {self._legal[0]} instead")
+            return self._legal[0], None
+        pv = list(getattr(result, "pv", None) or [])
+        ponder = getattr(result, "ponder_move", None)
+        if not ponder and len(pv) >= 2 and pv[0] == best:
+            ponder = pv[1]
+        if ponder:
+            after = self._position.copy()
+            after.push(best)
+            if not after.is_legal(ponder):
+                ponder = None
+        return best, ponder

@@ -1,0 +1,171 @@
+"""The UCI options Kestrel declares: their types, defaults and bounds, and how values are checked.
+
+An option that configures a searcher carries an ``apply`` function; the loop calls it
+whenever the value differs from what the searcher last received (see ``UciEngine._sync``).
+Adding an option is one ``Option(...)`` entry in ``build_options``.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
+
+OptionValue = Union[bool, int, str, None]
+Applier = Callable[[Any, Any], None]
+
+# Within what a 64-bit machine can allocate; a failed allocation is reported, not fatal.
+MAX_HASH_MB = 4096
+MAX_MULTIPV = 64
+MAX_MOVE_OVERHEAD_MS = 5000
+
+_INTEGER = re.compile(r"[+-]?[0-9]+")
+OPTION_TYPES = ("check", "spin", "combo", "button", "string")
+
+
+class OptionError(ValueError):
+    """A `setoption` that names no option or gives a value the option does not accept."""
+
+
+@dataclass
+class Option:
+    """One declared option and its current value."""
+
+    name: str
+    type: str
+    default: OptionValue = None
+    min: Optional[int] = None
+    max: Optional[int] = None
+    vars: Tuple[str, ...] = ()
+    apply: Optional[Applier] = None          # sets the value on a searcher
+    modes: Tuple[str, ...] = ()              # the search modes `apply` concerns; () = every mode
+    value: OptionValue = field(init=False)
+
+    def __post_init__(self) -> None:
+        if self.type not in OPTION_TYPES:
+            raise ValueError(f"unknown option type {self.type!r}")
+        self.value = self.default
+
+    def declaration(self) -> str:
+        """The `option ...` line of the `uci` answer."""
+        words = [f"option name {self.name} type {self.type}"]
+        if self.type == "check":
+            words.append(f"default {'true' if self.default else 'false'}")
+        elif self.type == "spin":
+            words.append(f"default {self.default} min {self.min} max {self.max}")
+        elif self.type == "combo":
+            words.append(f"default {self.default}")
+            words.extend(f"var {v}" for v in self.vars)
+        elif self.type == "string":
+            # The protocol's spelling of an empty string, as Stockfish declares SyzygyPath.
+            words.append(f"default {self.default or '<empty>'}")
+        return " ".join(words)
+
+    def parse(self, text: Optional[str]) -> OptionValue:
+        """The value `text` stands for; OptionError with the reason if it is not acceptable."""
+        if self.type == "button":
+            return None
+        if self.type == "string":
+            value = "" if text is None else text.strip()
+            return "" if value == "<empty>" else value
+        if text is None or not text.strip():
+            raise OptionError(f"option {self.name} needs a value (setoption name {self.name} value ...)")
+        text = text.strip()
+        if self.type == "check":
+            if text.lower() not in ("true", "false"):
+                raise OptionError(f"option {self.name} takes true or false, not {shown(text)}")
+            return text.lower() == "true"
+        if self.type == "spin":
+            if not _INTEGER.fullmatch(text):
+                raise OptionError(f"option {self.name} takes an integer from {self.min} to {self.max}, "
+                                  f"not {shown(text)}")
+            number = int(text)
+            assert self.min is not None and self.max is not None
+            if not self.min <= number <= self.max:
+                raise OptionError(f"option {self.name} must be from {self.min} to {self.max}, not {number}")
+            return number
+        # combo: the protocol's names are case-insensitive, the stored value is the declared spelling.
+        for var in self.vars:
+            if var.lower() == text.lower():
+                return var
+        raise OptionError(f"option {self.name} takes one of {', '.join(self.vars)}, not {shown(text)}")
+
+
+def _key(name: str) -> str:
+    """Option names compare case-insensitively and with any run of spaces as one."""
+    return " ".join(name.split()).lower()
+
+
+class OptionTable:
+    """The declared options in declaration order, looked up case-insensitively."""
+
+    def __init__(self, options: List[Option]) -> None:
+        self._options: Dict[str, Option] = {_key(o.name): o for o in options}
+
+    def __iter__(self) -> Iterator[Option]:
+        return iter(self._options.values())
+
+    def __contains__(self, name: str) -> bool:
+        return _key(name) in self._options
+
+    def __getitem__(self, name: str) -> Option:
+        try:
+            return self._options[_key(name)]
+        except KeyError:
+            raise OptionError(f"no option named {shown(name)} (options: "
+                              f"{', '.join(o.name for o in self)})") from None
+
+    def value(self, name: str) -> OptionValue:
+        return self[name].value
+
+    def set(self, name: str, text: Optional[str]) -> Option:
+        """Check and store a value; the option is left unchanged when OptionError is raised."""
+        option = self[name]
+        option.value = option.parse(text)
+        return option
+
+
+def shown(text: str, limit: int = 60) -> str:
+    """`text` quoted for an `info string`: printable ASCII on one line, escapes for the rest."""
+    if len(text) > limit:
+        text = text[:limit] + "..."
+    return "'" + "".join(c if c.isascii() and c.isprintable() else c.encode("unicode_escape").decode("ascii")
+                         for c in text) + "'"
+
+
+def _setter(attribute: str, scale: float = 1.0) -> Applier:
+    """An applier that stores the value (divided by `scale`) in a searcher attribute."""
+    if scale == 1.0:
+        return lambda searcher, value: setattr(searcher, attribute, value)
+    return lambda searcher, value: setattr(searcher, attribute, value / scale)
+
+
+def _set_hash(searcher: Any, megabytes: Any) -> None:
+    searcher.set_hash(megabytes)
+
+
+def build_options(search_modes: Tuple[str, ...] = ("AlphaBeta",)) -> OptionTable:
+    """Every option Kestrel declares; the MCTS ones only when the MCTS searcher is there."""
+    options = [
+        Option("Hash", "spin", 16, 1, MAX_HASH_MB, apply=_set_hash),
+        # Declared because lichess-bot's default configuration sets it; one search thread
+        # is what the searcher runs, so that is the maximum.
+        Option("Threads", "spin", 1, 1, 1),
+        Option("MultiPV", "spin", 1, 1, MAX_MULTIPV, apply=_setter("multipv")),
+        Option("Ponder", "check", False),
+        Option("Move Overhead", "spin", 50, 0, MAX_MOVE_OVERHEAD_MS, apply=_setter("move_overhead")),
+        Option("Clear Hash", "button"),
+        Option("SearchMode", "combo", "AlphaBeta", vars=search_modes),
+        Option("OwnBook", "check", False),
+        Option("BookFile", "string", ""),
+    ]
+    if "MCTS" in search_modes:
+        # UCI has no real-valued type: the exploration constant is given in hundredths.
+        options += [
+            Option("MCTS Exploration", "spin", 141, 0, 1000, apply=_setter("exploration", 100.0),
+                   modes=("MCTS",)),
+            Option("MCTS Leaf", "combo", "eval", vars=("eval", "playout"), apply=_setter("leaf_mode"),
+                   modes=("MCTS",)),
+            Option("MCTS Seed", "spin", 0, 0, 2**31 - 1, apply=_setter("seed"), modes=("MCTS",)),
+        ]
+    return OptionTable(options)

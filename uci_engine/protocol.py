@@ -1,0 +1,373 @@
+"""The UCI command loop: reads commands, keeps the position and options, runs searches.
+
+Every command is handled on the main thread, which never blocks on a search: the search
+runs in a ``SearchJob`` thread that writes its own `info` and `bestmove` lines. Whatever
+a line holds, the loop answers with at most an `info string` and goes on reading.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, BinaryIO, Callable, Dict, Iterator, List, Optional
+
+from uci_engine import ENGINE_AUTHOR, ENGINE_NAME, ENGINE_VERSION, core
+from uci_engine.book import OpeningBook
+from uci_engine.display import board_lines
+from uci_engine.jobs import Answer, SearchJob
+from uci_engine.options import OptionError, OptionValue, build_options, shown
+from uci_engine.output import Output, format_info
+from uci_engine.parsing import CommandError, parse_go, parse_position, parse_setoption
+
+MAX_LINE_BYTES = 1 << 20     # far above any real command (a 500-move `position` is ~3 KB)
+SHUTDOWN_WAIT_S = 5.0
+_UNSET = object()
+
+Handler = Callable[[List[str], str], Optional[bool]]
+
+
+def read_lines(stdin: BinaryIO, out: Output) -> Iterator[str]:
+    """Lines of `stdin` as text until it closes. Bytes that are not UTF-8 become U+FFFD, so
+    binary garbage is just another unknown command; a runaway line is skipped whole."""
+    while True:
+        raw = stdin.readline(MAX_LINE_BYTES)
+        if not raw:
+            return
+        if len(raw) == MAX_LINE_BYTES and not raw.endswith(b"\n"):
+            while raw and not raw.endswith(b"\n"):
+                raw = stdin.readline(MAX_LINE_BYTES)
+            out.info_string(f"ignored a line longer than {MAX_LINE_BYTES} bytes")
+            continue
+        yield raw.decode("utf-8", errors="replace")
+
+
+class UciEngine:
+    """The state behind the protocol: options, position, searchers and the running job."""
+
+    def __init__(self, out: Output) -> None:
+        self.out = out
+        self.options = build_options(core.search_modes())
+        self.debug = False
+        self._position: Any = None               # None until needed: the start position
+        self._searchers: Dict[str, Any] = {}     # SearchMode -> searcher, made on first use
+        self._applied: Dict[str, Dict[str, OptionValue]] = {}   # what each searcher was given
+        self._clear_pending = False
+        self._job: Optional[SearchJob] = None
+        self._book = OpeningBook()
+        self._preloading = False
+        self._commands: Dict[str, Handler] = {
+            "uci": self._uci,
+            "isready": self._isready,
+            "ucinewgame": self._ucinewgame,
+            "setoption": self._setoption,
+            "position": self._set_position,
+            "go": self._go,
+            "stop": self._stop,
+            "ponderhit": self._ponderhit,
+            "quit": self._quit,
+            "debug": self._debug,
+            "register": self._register,
+            "bench": self._bench,
+            "d": self._show_board,
+            "eval": self._eval,
+        }
+
+    # The loop
+
+    def run(self, stdin: BinaryIO) -> int:
+        """Serve commands until `quit` or the end of input; the exit status (0)."""
+        try:
+            for line in read_lines(stdin, self.out):
+                if not self.handle(line) or self.out.closed:
+                    break
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.shutdown()
+        return 0
+
+    def handle(self, line: str) -> bool:
+        """Carry out one command line; False when the loop should end."""
+        words = line.split()
+        if not words:
+            self.out.info_string("empty line ignored")
+            return True
+        handler = self._commands.get(words[0].lower())
+        if handler is None:
+            self.out.info_string(f"unknown command {shown(words[0])} ignored; commands: "
+                                 + " ".join(self._commands))
+            return True
+        try:
+            return handler(words[1:], line) is not False
+        except (CommandError, OptionError) as exc:
+            self.out.info_string(str(exc))
+        except ImportError as exc:  # a part of the core not built (yet)
+            self.out.info_string(f"{words[0]}: not available: {exc}")
+        except Exception as exc:  # a bug must cost one command, not the game
+            self.out.info_string(f"{words[0]}: internal error: {type(exc).__name__}: {exc}")
+        return True
+
+    def shutdown(self) -> bool:
+        """Stop any search (its bestmove is still written); whether everything has ended."""
+        ended = self._end_job(SHUTDOWN_WAIT_S)
+        self._book.close()
+        return ended
+
+    # Helpers
+
+    @property
+    def searching(self) -> bool:
+        return self._job is not None and self._job.running
+
+    def _idle(self) -> bool:
+        """Whether no search runs; one already told to stop is waited for (milliseconds),
+        so that `stop` followed at once by `setoption` or `bench` works as meant."""
+        job = self._job
+        if job is None or not job.running:
+            return True
+        if job.stopped:
+            return self._end_job()
+        return False
+
+    def _end_job(self, timeout: Optional[float] = None) -> bool:
+        """Stop the running job and wait for it (a search writes its bestmove first)."""
+        job = self._job
+        if job is None:
+            return True
+        job.stop()
+        if not job.wait(timeout):
+            return False
+        self._job = None
+        return True
+
+    def _current_position(self) -> Any:
+        if self._position is None:
+            self._position = core.position_class()()
+        return self._position
+
+    def _sync(self) -> Any:
+        """The searcher of the selected SearchMode, brought up to date with the options.
+
+        Only called when no search runs: resizing or clearing a table under a running
+        search would pull memory from under it.
+        """
+        mode = str(self.options.value("SearchMode"))
+        searcher = self._searchers.get(mode)
+        applied = self._applied.setdefault(mode, {})
+        if searcher is None:
+            hash_mb = self.options.value("Hash")
+            try:
+                searcher = core.searcher_class(mode)(hash_mb=hash_mb)
+            except Exception as exc:
+                if mode == "AlphaBeta":
+                    raise CommandError(f"the searcher cannot start: {type(exc).__name__}: {exc}") from exc
+                self.out.info_string(f"SearchMode {mode} cannot start ({type(exc).__name__}: {exc}); "
+                                     "using AlphaBeta")
+                self.options["SearchMode"].value = "AlphaBeta"
+                return self._sync()
+            self._searchers[mode] = searcher
+            applied["Hash"] = hash_mb
+        for option in self.options:
+            if option.apply is None or (option.modes and mode not in option.modes):
+                continue
+            if applied.get(option.name, _UNSET) == option.value:
+                continue
+            try:
+                option.apply(searcher, option.value)
+                applied[option.name] = option.value
+            except Exception as exc:  # e.g. MemoryError for a Hash the machine cannot give
+                previous = applied.get(option.name, option.default)
+                self.out.info_string(f"{option.name} {option.value} failed ({type(exc).__name__}: {exc}); "
+                                     f"keeping {previous}")
+                option.value = previous
+        if self._clear_pending:
+            for each in self._searchers.values():
+                each.clear()
+            self._clear_pending = False
+        return searcher
+
+    def _on_info(self, info: Dict[str, Any]) -> None:
+        """Called by the searcher in its thread; an exception here must not reach the search."""
+        try:
+            self.out.line(format_info(info))
+        except Exception as exc:
+            self.out.info_string(f"unprintable search report {info!r}: {exc}")
+
+    # Commands; each gets the words after the command and the whole line
+
+    def _uci(self, args: List[str], line: str) -> None:
+        self.out.line(f"id name {ENGINE_NAME} {ENGINE_VERSION}")
+        self.out.line(f"id author {ENGINE_AUTHOR}")
+        self.out.lines(option.declaration() for option in self.options)
+        self.out.line("uciok")
+        if not self._preloading:
+            self._preloading = True
+            core.preload()
+
+    def _isready(self, args: List[str], line: str) -> None:
+        # Ready means a `go` can start at once: board and searcher loaded, options applied.
+        # While a search runs all that is true already (and the searcher must not be touched).
+        if self._idle():
+            try:
+                self._current_position()
+                self._sync()
+            except Exception as exc:
+                self.out.info_string(f"not ready to search: {type(exc).__name__}: {exc}")
+        self.out.line("readyok")
+
+    def _ucinewgame(self, args: List[str], line: str) -> None:
+        self._clear_pending = True
+        if self._idle():
+            self._sync()
+
+    def _setoption(self, args: List[str], line: str) -> None:
+        name, text = parse_setoption(line)
+        option = self.options.set(name, text)
+        if self.debug:
+            self.out.info_string(f"{option.name} = {option.value}")
+        if option.name == "BookFile":
+            try:
+                self._book.open(str(option.value))
+            except (OSError, ValueError) as exc:
+                self.out.info_string(f"BookFile {shown(str(option.value), 200)} cannot be read "
+                                     f"({type(exc).__name__}: {exc}); no book in use")
+        elif option.name == "Clear Hash":
+            self._clear_pending = True
+        if option.apply is not None or option.name in ("Clear Hash", "SearchMode"):
+            if self._idle():
+                self._sync()
+            else:
+                self.out.info_string(f"{option.name} takes effect when the current search ends")
+
+    def _set_position(self, args: List[str], line: str) -> None:
+        fen, moves = parse_position(args)
+        position_class = core.position_class()
+        try:
+            position = position_class() if fen is None else position_class(fen)
+        except ValueError as exc:
+            raise CommandError(f"position: bad FEN {shown(fen or '', 100)}: {exc}; position unchanged") from exc
+        for number, move in enumerate(moves, 1):
+            try:
+                position.push(move)
+            except ValueError as exc:
+                raise CommandError(f"position: move {number} {shown(move)}: {exc}; position unchanged") from exc
+        self._position = position
+
+    def _go(self, args: List[str], line: str) -> None:
+        go = parse_go(args)
+        for warning in go.warnings:
+            self.out.info_string(warning)
+        try:
+            root = self._current_position().copy()
+        except Exception as exc:
+            self.out.info_string(f"go: the board cannot load: {type(exc).__name__}: {exc}")
+            self.out.line("bestmove 0000")
+            return
+        self._end_job()   # a go during a search ends that search first: one bestmove per go
+        if go.perft is not None:
+            self._perft(root, go.perft)
+            return
+        legal = root.legal_moves()
+        searchmoves = [m for m in go.searchmoves if m in legal]
+        if len(searchmoves) < len(go.searchmoves):
+            dropped = [m for m in go.searchmoves if m not in legal]
+            self.out.info_string(f"go searchmoves: {shown(' '.join(dropped))} not legal here; ignored"
+                                 + ("" if searchmoves else "; searching every move"))
+        limits = core.limits_class()(**go.numbers, infinite=go.infinite, ponder=go.ponder,
+                                     searchmoves=searchmoves)
+        if self.debug:
+            self.out.info_string(f"go: {limits}")
+        answer = self._answer_without_search(root, legal, limits)
+        if answer is not None:
+            search: Callable[[], Any] = lambda: answer
+            searcher = None
+        else:
+            try:
+                searcher = self._sync()
+            except CommandError as exc:
+                self.out.info_string(str(exc))
+                searcher = None
+                search = lambda: None   # the job then plays a legal move and says so
+            else:
+                search = lambda: searcher.search(root, limits, self._on_info)
+        self._start(SearchJob(self.out, root, search, searcher=searcher,
+                              infinite=go.infinite, ponder=go.ponder))
+
+    def _perft(self, root: Any, depth: int) -> None:
+        """`go perft N`: leaves per root move and in all, as Stockfish prints them (and like
+        Stockfish, in the command thread: it is a debugging aid, not a search)."""
+        start = time.perf_counter()
+        divide = root.divide(depth)
+        self.out.lines(f"{move}: {count}" for move, count in divide.items())
+        self.out.line("")
+        self.out.line(f"Nodes searched: {sum(divide.values())}")
+        if self.debug:
+            self.out.info_string(f"perft {depth} took {(time.perf_counter() - start) * 1000:.0f} ms")
+
+    def _answer_without_search(self, root: Any, legal: List[str], limits: Any) -> Optional[Answer]:
+        """The answer when there is no move to search, or the book has one."""
+        if not legal:
+            self.out.line("info depth 0 score " + ("mate 0" if root.is_check() else "cp 0"))
+            return Answer("0000")
+        # The book plays games; a fixed depth, node count or mate search is analysis.
+        if (not self.options.value("OwnBook") or limits.infinite or limits.searchmoves
+                or limits.depth or limits.nodes or limits.mate):
+            return None
+        if not self._book.is_open:
+            if self.debug:
+                self.out.info_string("OwnBook is on but no BookFile is loaded")
+            return None
+        try:
+            choice = self._book.choose(root.fen(), legal)
+        except Exception as exc:  # a corrupt book must not cost the move
+            self.out.info_string(f"book lookup failed ({type(exc).__name__}: {exc}); searching")
+            return None
+        if choice is None:
+            return None
+        self.out.info_string(f"book move {choice[0]}")
+        return Answer(choice[0], choice[1])
+
+    def _start(self, job: SearchJob) -> None:
+        self._job = job
+        job.start()
+
+    def _stop(self, args: List[str], line: str) -> None:
+        self._tell_search("stop")
+
+    def _ponderhit(self, args: List[str], line: str) -> None:
+        self._tell_search("ponderhit")
+
+    def _tell_search(self, command: str) -> None:
+        """Pass `stop` or `ponderhit` to the running search; without one they mean nothing."""
+        if self._job is not None and self._job.running:
+            getattr(self._job, command)()
+        elif self.debug:
+            self.out.info_string(f"{command}: no search is running")
+
+    def _quit(self, args: List[str], line: str) -> bool:
+        return False
+
+    def _debug(self, args: List[str], line: str) -> None:
+        if len(args) != 1 or args[0].lower() not in ("on", "off"):
+            raise CommandError("expected debug on or debug off")
+        self.debug = args[0].lower() == "on"
+
+    def _register(self, args: List[str], line: str) -> None:
+        self.out.info_string("Kestrel needs no registration")
+
+    def _bench(self, args: List[str], line: str) -> None:
+        if not self._idle():
+            raise CommandError("bench: not while a search is running (send stop first)")
+        depth = None
+        if args:
+            if not args[0].isdigit() or not 1 <= int(args[0]) <= 64:
+                raise CommandError(f"bench: depth must be a number from 1 to 64, not {shown(args[0])}")
+            depth = int(args[0])
+        run_bench = core.module("search.bench").run_bench
+        run_bench(depth, hash_mb=int(self.options.value("Hash") or 16), out=self.out.line)
+
+    def _show_board(self, args: List[str], line: str) -> None:
+        self.out.lines(board_lines(self._current_position()))
+
+    def _eval(self, args: List[str], line: str) -> None:
+        evaluation = core.module("eval")
+        self.out.lines(evaluation.format_breakdown(evaluation.breakdown(self._current_position())).splitlines())
