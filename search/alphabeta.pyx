@@ -277,27 +277,24 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
         m = pick_next(&moves, i)
         quiet = not is_capture(s, m) and not is_promotion(m)
 
-        # Shallow pruning of quiet moves that cannot reach alpha.
-        if (s.config.futility and ply > 0 and not in_check and quiet and best > -MATE_IN_MAX_PLY
-                and moves_searched > 0):
-            # Late-move pruning: at low depth, the last quiet moves are almost never best.
-            if depth <= 4 and quiet_count >= 3 + depth * depth * (2 if improving else 1):
-                continue
-            if depth <= 3 and static_eval + 120 + 100 * depth <= alpha:
-                # Futility pruning, unless the move gives check (decided after making it).
-                s.move_stack[ply] = m
-                do_move(b, m)
-                gives_check = b.checkers != 0
-                undo_move(b)
-                if not gives_check:
-                    continue
-        elif (s.config.futility and ply > 0 and not in_check and not quiet and depth <= 4
+        if (s.config.futility and ply > 0 and not in_check and not quiet and depth <= 4
                 and best > -MATE_IN_MAX_PLY and moves_searched > 0 and see(b, m) < -80 * depth):
             continue    # a capture that loses too much at low depth
 
         s.move_stack[ply] = m
         do_move(b, m)
         gives_check = b.checkers != 0
+
+        # Shallow pruning of quiet moves that cannot reach alpha.  Checks are never
+        # pruned: a quiet check is how a mate in one hides among late moves.
+        if (s.config.futility and ply > 0 and not in_check and quiet and not gives_check
+                and best > -MATE_IN_MAX_PLY and moves_searched > 0):
+            # Late-move pruning: at low depth, the last quiet moves are almost never best.
+            if ((depth <= 4 and quiet_count >= 3 + depth * depth * (2 if improving else 1))
+                    or (depth <= 3 and static_eval + 120 + 100 * depth <= alpha)):
+                undo_move(b)
+                continue
+
         extension = 1 if (gives_check and s.config.check_extension and ply < 2 * s.completed_depth + 8) else 0
         new_depth = depth - 1 + extension
 
