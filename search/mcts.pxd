@@ -31,6 +31,7 @@ cdef struct Node:
     uint32_t first_child   # valid when child_count > 0
     uint16_t child_count   # 0: not expanded (a leaf, or a terminal position)
     Move move              # the move that leads here (MOVE_NONE at the root)
+    float minimax          # implicit minimax backup: the negamax of the leaf values below, same view
     int16_t mate_plies     # for a proven win/loss: plies from this node to the mate
     uint8_t proven         # PROVEN_*
 
@@ -47,6 +48,7 @@ cdef struct MCTSState:
     NodePool* pool
     uint32_t root
     double exploration
+    double minimax_weight  # share of the minimax backup in a child's value at selection (0: plain UCT)
     int leaf_mode
     int playout_cap        # plies of a random playout before the evaluation decides
     uint64_t rng
@@ -61,7 +63,7 @@ cdef struct MCTSState:
     int64_t hard_ms
     bint timed
     uint64_t playout_limit   # 0: none
-    int depth_limit          # stop once the average selection depth reaches it; 0: none
+    int depth_limit          # stop once the average selection depth reaches it (or the pool is full); 0: none
     int mate_limit           # stop once a mate in this many moves is proven; 0: none
 
     uint64_t playouts
@@ -82,8 +84,9 @@ cdef uint32_t pool_keep_subtree(NodePool* p, uint32_t new_root) noexcept nogil
 # The pieces of one iteration, exposed for tests on hand-made trees.
 cdef double ucb_score(double log_parent_visits, uint32_t visits, double value_sum,
                       double c) noexcept nogil
-cdef uint32_t select_child(const NodePool* p, uint32_t node, double c) noexcept nogil
+cdef uint32_t select_child(const NodePool* p, uint32_t node, double c, double minimax_weight) noexcept nogil
 cdef void backpropagate(NodePool* p, uint32_t node, double value) noexcept nogil
+cdef void backup_minimax(NodePool* p, uint32_t node, double value) noexcept nogil
 cdef bint update_proof(NodePool* p, uint32_t node) noexcept nogil
 cdef void propagate_proof(NodePool* p, uint32_t node, uint32_t root) noexcept nogil
 cdef uint32_t best_child(const NodePool* p, uint32_t node) noexcept nogil

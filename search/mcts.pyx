@@ -75,6 +75,7 @@ cdef inline void init_node(Node* n, uint32_t parent, Move m) noexcept nogil:
     n.first_child = NODE_NONE
     n.child_count = 0
     n.move = m
+    n.minimax = 0.5
     n.mate_plies = 0
     n.proven = PROVEN_UNKNOWN
 
@@ -145,24 +146,32 @@ cdef double ucb_score(double log_parent_visits, uint32_t visits, double value_su
     return value_sum / visits + c * sqrt(log_parent_visits / visits)
 
 
-cdef uint32_t select_child(const NodePool* p, uint32_t node, double c) noexcept nogil:
+cdef uint32_t select_child(const NodePool* p, uint32_t node, double c, double minimax_weight) noexcept nogil:
     """The child with the highest UCB1 score; proven losses are never chosen again.
 
-    A proven draw or win can still be chosen: it is not explored, its exact value is
-    backed up, so that its visits show what it is worth next to the other moves.
+    A child's value is its mean result, blended with its implicit minimax backup when
+    `minimax_weight` > 0 (Lanctot et al. 2014): averages hide a refutation found deep
+    in the tree for many visits, the minimax value shows it at once.  A proven draw or
+    win can still be chosen: it is not explored, its exact value is backed up, so that
+    its visits show what it is worth next to the other moves.
     """
     cdef const Node* n = &p.nodes[node]
     cdef const Node* child
     cdef double log_n = log(<double>n.visits) if n.visits > 1 else 0.0
-    cdef double score, best_score = -1e308
+    cdef double score, best_score = -1e308, value_sum
     cdef uint32_t i, index, best = NODE_NONE
     for i in range(n.child_count):
         index = n.first_child + i
         child = &p.nodes[index]
         if child.proven == PROVEN_LOSS:
             continue
-        score = ucb_score(log_n, child.visits, child.value_sum if child.proven == PROVEN_UNKNOWN
-                          else exact_value(child) * child.visits, c)
+        if child.proven != PROVEN_UNKNOWN:
+            value_sum = exact_value(child) * child.visits
+        elif minimax_weight > 0.0:
+            value_sum = (1.0 - minimax_weight) * child.value_sum + minimax_weight * child.minimax * child.visits
+        else:
+            value_sum = child.value_sum
+        score = ucb_score(log_n, child.visits, value_sum, c)
         if score > best_score:
             best_score = score
             best = index
@@ -178,6 +187,33 @@ cdef void backpropagate(NodePool* p, uint32_t node, double value) noexcept nogil
         p.nodes[node].value_sum += value
         value = 1.0 - value     # the parent's mover is the other player
         node = p.nodes[node].parent
+
+
+cdef void backup_minimax(NodePool* p, uint32_t node, double value) noexcept nogil:
+    """Set a leaf's minimax value to its simulated `value`, then each ancestor's to the
+    negamax of its visited children (one minus the best of them for its side to move)."""
+    cdef Node* n
+    cdef const Node* child
+    cdef uint32_t i
+    cdef double best, v
+    p.nodes[node].minimax = <float>value
+    node = p.nodes[node].parent
+    while node != NODE_NONE:
+        n = &p.nodes[node]
+        best = -1.0
+        for i in range(n.child_count):
+            child = &p.nodes[n.first_child + i]
+            if child.proven != PROVEN_UNKNOWN:
+                v = exact_value(child)
+            elif child.visits > 0:
+                v = child.minimax
+            else:
+                continue
+            if v > best:
+                best = v
+        if best >= 0.0:
+            n.minimax = <float>(1.0 - best)
+        node = n.parent
 
 
 cdef bint update_proof(NodePool* p, uint32_t node) noexcept nogil:
@@ -424,7 +460,7 @@ cdef int iterate(MCTSState* s) noexcept nogil:
         n = &p.nodes[node]
         if n.child_count == 0 or (n.proven != PROVEN_UNKNOWN and node != s.root):
             break
-        child = select_child(p, node, s.exploration)
+        child = select_child(p, node, s.exploration, s.minimax_weight)
         if child == NODE_NONE:
             break
         do_move(b, p.nodes[child].move)
@@ -458,6 +494,8 @@ cdef int iterate(MCTSState* s) noexcept nogil:
     if s.qs.stopped:
         return -1
     backpropagate(p, node, value)
+    if s.minimax_weight > 0.0:
+        backup_minimax(p, node, value)
     if proven_now:
         propagate_proof(p, node, s.root)
     s.playouts += 1
@@ -522,8 +560,9 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
             break
         if s.playout_limit and s.playouts >= s.playout_limit:
             break
-        if s.depth_limit and s.playouts > 0 and s.depth_sum >= <uint64_t>s.depth_limit * s.playouts:
-            break
+        if s.depth_limit and s.playouts > 0 and (s.depth_sum >= <uint64_t>s.depth_limit * s.playouts
+                                                 or s.pool_full):
+            break       # a full pool cannot deepen the tree any more
         if s.mate_limit and (s.playouts & 63) == 0 and mate_found(s):
             break
         elapsed = now_ms() - s.start_ms

@@ -17,7 +17,7 @@ from search.state cimport SearchState
 from search.mcts cimport (
     Node, NodePool, MCTSState, NODE_NONE, PROVEN_UNKNOWN, PROVEN_WIN, PROVEN_LOSS, PROVEN_DRAW,
     LEAF_EVAL, LEAF_PLAYOUT, pool_allocate, pool_free, pool_new_root, pool_alloc, pool_keep_subtree,
-    ucb_score, select_child, backpropagate, update_proof, propagate_proof, best_child, expand,
+    ucb_score, select_child, backpropagate, backup_minimax, update_proof, propagate_proof, best_child, expand,
     mcts_search, probability_to_cp,
 )
 from search.game cimport Position
@@ -37,8 +37,9 @@ cdef extern from "clock.h" nogil:
 LEAF_MODES = ("eval", "playout")
 # How far back in the game the previous root may lie for its subtree to be kept.
 MAX_REUSE_PLIES = 8
-DEFAULT_EXPLORATION = 1.41
+DEFAULT_EXPLORATION = 0.05    # tuned in self-play: 1.41 < 0.5 < 0.2 < 0.1 ~ 0.02 < 0.05 (values in [0, 1])
 DEFAULT_PLAYOUT_CAP = 40
+DEFAULT_MINIMAX_WEIGHT = 0.0
 
 _PROVEN_NAMES = {PROVEN_UNKNOWN: None, PROVEN_WIN: "win", PROVEN_LOSS: "loss", PROVEN_DRAW: "draw"}
 _PROVEN_CODES = {"win": PROVEN_WIN, "loss": PROVEN_LOSS, "draw": PROVEN_DRAW}
@@ -65,6 +66,7 @@ cdef class MCTSSearcher:
     cdef public int multipv
     cdef public int move_overhead
     cdef public double exploration
+    cdef public double minimax_weight
     cdef public int playout_cap
     cdef public bint reuse_tree
     cdef int leaf_code
@@ -94,6 +96,7 @@ cdef class MCTSSearcher:
         self.multipv = 1
         self.move_overhead = 50
         self.exploration = DEFAULT_EXPLORATION
+        self.minimax_weight = DEFAULT_MINIMAX_WEIGHT
         self.playout_cap = DEFAULT_PLAYOUT_CAP
         self.reuse_tree = True
         self.leaf_code = LEAF_EVAL
@@ -195,6 +198,7 @@ cdef class MCTSSearcher:
         cdef uint64_t key
         cdef Move m
         cdef Move moves[256]
+        s.pool_full = False
         if self.tree_valid and self.reuse_tree and not allowed:
             for k in range(0, min(MAX_REUSE_PLIES, b.game_ply) + 1):
                 key = b.key if k == 0 else b.history[b.game_ply - k].key
@@ -217,7 +221,6 @@ cdef class MCTSSearcher:
         node = pool_new_root(&self.pool)
         for j in range(len(allowed)):
             moves[j] = allowed[j]
-        s.pool_full = False
         if expand(s, node, moves if allowed else NULL, len(allowed)) == NODE_NONE:
             raise MemoryError("the node pool cannot hold the root's moves")
         return node
@@ -249,6 +252,7 @@ cdef class MCTSSearcher:
         s.qs = qs
         s.pool = &self.pool
         s.exploration = max(0.0, float(self.exploration))
+        s.minimax_weight = max(0.0, min(1.0, float(self.minimax_weight)))
         s.leaf_mode = self.leaf_code
         s.playout_cap = max(0, min(int(self.playout_cap), 400))
         s.rng = <uint64_t>self.seed_value
@@ -427,6 +431,7 @@ cdef class HandTree:
             memset(&self.pool.nodes[first + i], 0, sizeof(Node))
             self.pool.nodes[first + i].parent = p
             self.pool.nodes[first + i].first_child = NODE_NONE
+            self.pool.nodes[first + i].minimax = 0.5
             self.pool.nodes[first + i].move = <Move>(i + 1)
         self.pool.nodes[p].first_child = first
         self.pool.nodes[p].child_count = count
@@ -445,14 +450,18 @@ cdef class HandTree:
         cdef uint32_t p = self.pool.nodes[self._check(node)].parent
         return None if p == NODE_NONE else p
 
-    def select(self, node: int, c: float) -> Optional[int]:
+    def select(self, node: int, c: float, minimax_weight: float = 0.0) -> Optional[int]:
         """The child UCB1 selection picks, None if none can be picked."""
-        cdef uint32_t chosen = select_child(&self.pool, self._check(node), c)
+        cdef uint32_t chosen = select_child(&self.pool, self._check(node), c, minimax_weight)
         return None if chosen == NODE_NONE else chosen
 
     def backpropagate(self, node: int, value: float) -> None:
-        """Back up `value` (for the player who moved into `node`) to the root."""
+        """Back up `value` (for the player who moved into `node`) to the root, minimax values too."""
         backpropagate(&self.pool, self._check(node), value)
+        backup_minimax(&self.pool, node, value)
+
+    def minimax(self, node: int) -> float:
+        return self.pool.nodes[self._check(node)].minimax
 
     def prove(self, node: int, result: str, mate_plies: int = 0) -> None:
         """Mark a leaf as a terminal result (for the player who moved into it) and propagate."""

@@ -25,10 +25,17 @@ MIDDLEGAME = "r1bq1rk1/ppp1nppp/4n3/3p3Q/3P4/1BP1B3/PP1N2PP/R4RK1 w - - 1 16"
 MODES = ("eval", "playout")
 
 
+# Random playouts give noisy values: they need more exploration than the tuned default
+# for quiescence leaves, or one lucky first playout hides a good move for long.
+PLAYOUT_EXPLORATION = 1.0
+
+
 def searcher(mode: str = "eval", seed: int = 1, hash_mb: int = 16) -> MCTSSearcher:
     s = MCTSSearcher(hash_mb=hash_mb)
     s.leaf_mode = mode
     s.seed = seed
+    if mode == "playout":
+        s.exploration = PLAYOUT_EXPLORATION
     return s
 
 
@@ -281,3 +288,33 @@ def test_keep_subtree_compacts_the_pool() -> None:
     assert tree.stats(0) == (1, 1.0) and tree.stats(1) == (1, 0.0)
     assert tree.parent(1) == 0 and tree.parent(2) == 0 and tree.parent(3) == 1
     assert tree.stats(3) == (1, 1.0)
+
+
+def test_implicit_minimax_backup() -> None:
+    tree = HandTree()
+    a, b = tree.add_children(0, 2)
+    a1, a2 = tree.add_children(a, 2)
+    tree.backpropagate(a1, 0.9)          # the reply a1 is good for its mover: a looks bad
+    assert tree.minimax(a1) == pytest.approx(0.9)
+    assert tree.minimax(a) == pytest.approx(0.1)
+    assert tree.minimax(0) == pytest.approx(0.9)
+    tree.backpropagate(a2, 0.2)          # a worse reply does not change the negamax
+    assert tree.minimax(a) == pytest.approx(0.1)
+    tree.backpropagate(b, 0.7)
+    assert tree.minimax(0) == pytest.approx(1 - 0.7)
+    # A move whose mean looks good but whose minimax shows a refutation loses the
+    # selection once the minimax value weighs in.
+    tree.set_stats(a, 10, 7.0)
+    tree.set_stats(b, 10, 5.0)
+    tree.set_stats(0, 20, 0.0)
+    assert tree.select(0, 0.0, 0.0) == a
+    assert tree.select(0, 0.0, 1.0) == b
+    assert tree.select(0, 0.0, 0.5) == b   # 0.5 * 0.7 + 0.5 * 0.1 = 0.40 < 0.5 * 0.5 + 0.5 * 0.7 = 0.60
+
+
+def test_depth_limit_ends_even_when_the_tree_cannot_grow() -> None:
+    s = searcher(hash_mb=1)
+    result = s.search(Position(MIDDLEGAME), SearchLimits(depth=60))
+    assert legal(MIDDLEGAME, result.best_move)
+    result = searcher().search(Position(MIDDLEGAME), SearchLimits(depth=2))
+    assert result.depth >= 2
