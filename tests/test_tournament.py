@@ -9,6 +9,7 @@ import os
 import re
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -25,6 +26,9 @@ ROOT = Path(__file__).resolve().parent.parent
 FAKE = str(ROOT / "tests" / "fake_engines" / "fake_uci.py")
 STOCKFISH = shutil.which("stockfish") or "/usr/games/stockfish"
 PHALANX = shutil.which("phalanx") or "/usr/games/phalanx"
+FAIRYMAX = shutil.which("fairymax") or "/usr/games/fairymax"
+BOOK = ROOT.parent / "shared/data/openings/2moves_v1.epd"
+DEEP_BOOK = ROOT.parent / "shared/data/openings/8mvs_big_+80_+109.epd"
 
 
 def _require(path: str, package: str) -> str:
@@ -64,6 +68,16 @@ def check_replay(game: chess.pgn.Game) -> chess.Board:
         assert ending is not None and ending.result == result
     else:
         assert ending is None  # a game the rules had ended could not be adjudicated or forfeited
+    return board
+
+
+def book_position(game: chess.pgn.Game) -> chess.Board:
+    """The board after the moves marked as book."""
+    board = game.board()
+    for node in game.mainline():
+        if node.comment != "book":
+            break
+        board.push(node.move)
     return board
 
 
@@ -128,24 +142,95 @@ def test_stockfish_against_xboard_phalanx_with_adjudication(tmp_path):
         "-each", "tc=1+0.01", "timemargin=0.1",
         "-games", "2", "-concurrency", "2", "-maxmoves", "40",
         "-resign", "movecount=3", "score=700", "-draw", "movenumber=20", "movecount=4", "score=15",
-        "-openings", f"file={ROOT.parent / 'shared/data/openings/2moves_v1.epd'}", "start=5",
+        "-openings", f"file={BOOK}", "start=5",
         "-pgnout", str(pgn),
     ])
     assert proc.returncode == 0, proc.stderr
     games = read_games(pgn)
     assert len(games) == 2
     assert {g.headers["White"] for g in games} == {"sf", "phalanx"}  # colours swapped
-    assert games[0].headers["FEN"] == games[1].headers["FEN"]  # same opening, the 5th of the file
-    assert games[0].headers["FEN"] == open(ROOT.parent / "shared/data/openings/2moves_v1.epd").readlines()[4].strip()
+    # The 5th position of the book, played as its 4 moves from the start position: same opening twice.
+    fifth = chess.Board(open(BOOK).readlines()[4])
     comment = re.compile(r"^([+-]\d+\.\d\d|[+-]M\d+)/\d+ \d+\.\d{3}s|^\d+\.\d{3}s")
     for game in games:
+        assert "FEN" not in game.headers
         check_replay(game)
+        assert book_position(game).epd() == fifth.epd()
         assert game.headers["TimeControl"] == "1+0.01"
         assert game.headers["Termination"] in ("normal", "adjudication")
-        assert int(game.headers["PlyCount"]) <= 80
-        comments = [node.comment for node in game.mainline()]
+        assert int(game.headers["PlyCount"]) <= 80 + 4
+        comments = [node.comment for node in game.mainline()][4:]
         assert comments and all(comment.match(c) for c in comments), comments[:5]
     assert "Score of sf vs phalanx:" in proc.stdout and "Ptnml(0-2):" in proc.stdout
+
+
+def test_fairymax_without_setboard_plays_the_book_as_moves(tmp_path):
+    """Fairy-Max declares setboard=0: EPD openings reach it as moves from the start position."""
+    _require(STOCKFISH, "stockfish")
+    _require(FAIRYMAX, "fairymax")
+    pgn = tmp_path / "fairymax.pgn"
+    proc = run_cli([
+        "-engine", f"cmd={FAIRYMAX}", "name=fairymax", "proto=xboard",
+        "-engine", f"cmd={STOCKFISH}", "name=sf", "option.UCI_LimitStrength=true",
+        "-each", "tc=1+0.01", "timemargin=0.1", "-games", "2", "-concurrency", "2", "-maxmoves", "60",
+        "-openings", f"file={BOOK}", "order=random", "-srand", "5", "-pgnout", str(pgn),
+    ])
+    assert proc.returncode == 0, proc.stderr
+    games = read_games(pgn)
+    assert len(games) == 2 and {g.headers["White"] for g in games} == {"fairymax", "sf"}
+    assert book_position(games[0]).epd() == book_position(games[1]).epd()
+    for game in games:
+        assert "FEN" not in game.headers
+        assert [n.comment for n in game.mainline()][:5].count("book") == 4  # a 2moves_v1 line: 4 plies
+        check_replay(game)
+    assert "Games lost to engine faults" not in proc.stdout, proc.stdout
+
+
+def test_engine_without_setboard_refuses_fen_openings_before_any_game(tmp_path):
+    _require(STOCKFISH, "stockfish")
+    _require(FAIRYMAX, "fairymax")
+    pgn = tmp_path / "none.pgn"
+    proc = run_cli(["-engine", f"cmd={FAIRYMAX}", "name=fairymax", "proto=xboard", "-engine", f"cmd={STOCKFISH}",
+                    "-each", "tc=1+0.01", "-openings", f"file={DEEP_BOOK}", "-pgnout", str(pgn)])
+    assert proc.returncode == 2
+    assert "'fairymax' cannot set up positions (xboard feature setboard=0)" in proc.stderr
+    assert not pgn.exists()
+
+
+def test_plot_writes_a_png(tmp_path):
+    pytest.importorskip("matplotlib", reason="the test extra installs matplotlib: pip install -e '.[test]'")
+    _require(STOCKFISH, "stockfish")
+    png = tmp_path / "elo.png"
+    proc = run_cli(["-engine", f"cmd={STOCKFISH}", "name=d1", "depth=1", "-engine", f"cmd={STOCKFISH}", "name=d3",
+                    "depth=3", "-games", "4", "-maxmoves", "20", "-plot", str(png)])
+    assert proc.returncode == 0, proc.stderr
+    assert f"Elo plot written to {png}" in proc.stderr
+    data = png.read_bytes()
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR"
+    width, height = struct.unpack(">II", data[16:24])
+    assert (width, height) == (800, 450)  # figsize 8 x 4.5 inches at 100 dpi
+    assert len(data) > 10_000  # axes, labels and a curve, not an empty canvas
+    import matplotlib.image
+    pixels = matplotlib.image.imread(str(png))
+    assert pixels.shape[:2] == (450, 800) and pixels.std() > 0.05
+
+
+def test_recover_off_stops_after_a_crash_and_min_pgn_has_no_comments(tmp_path):
+    _require(STOCKFISH, "stockfish")
+    pgn = tmp_path / "min.pgn"
+    args = ["-engine", f"cmd={STOCKFISH}", "name=sf", "depth=1", "-engine", fake("crash"), "name=crash",
+            "-each", "tc=1+0.01", "-games", "4", "-recover", "off", "-pgnout", str(pgn), "min"]
+    proc = run_cli(args)
+    assert proc.returncode == 0, proc.stderr
+    assert "Stopping: game 1 ended with an engine crash" in proc.stderr
+    games = read_games(pgn)
+    assert len(games) == 1 and games[0].headers["Termination"] == "abandoned"
+    assert "{" not in pgn.read_text()  # min: no comments
+    check_replay(games[0])
+    proc = run_cli(["-resume", str(pgn) + ".state.json", "-recover", "on"])
+    assert proc.returncode == 0, proc.stderr
+    games = read_games(pgn)  # a crash stop is not final: -resume plays on, here recovering from crashes
+    assert len(games) == 4 and [g.headers["Termination"] for g in games] == ["abandoned"] * 4
 
 
 @pytest.mark.parametrize("engine_args, message", [

@@ -268,3 +268,97 @@ def test_bad_opening_is_a_config_error():
         validate(Opening("not a fen"))
     with pytest.raises(ConfigError):
         validate(Opening(chess.STARTING_FEN, ("e2e5",)))
+
+
+# --- openings played as moves from the start position ----------------------------------------------
+
+def _reaches(path, fen):
+    board = chess.Board()
+    for uci in path:
+        board.push_uci(uci)
+    return board.epd(en_passant="legal") == chess.Board(fen).epd(en_passant="legal")
+
+
+def test_2moves_book_lines_are_four_plies_from_the_start():
+    from tournaments.replay import path_from_start
+    lines = open(f"{DATA}/openings/2moves_v1.epd").read().splitlines()
+    sample = lines[::200]  # 203 lines spread over the book; the whole book was checked by hand
+    for line in sample:
+        path = path_from_start(line)
+        assert path is not None and len(path) == 4 and _reaches(path, line), line
+
+
+def test_path_from_start_edge_cases():
+    from tournaments.replay import path_from_start
+    # A pawn that takes two moves to reach c4, where Black captures it.
+    tricky = "rnbqkbnr/p1pppppp/8/8/2p5/8/PP1PPPPP/RNBQKBNR w KQkq - 0 3"
+    assert _reaches(path_from_start(tricky), tricky)
+    # Kings out and back: same squares, but the castling rights are gone (1. e4 e5 2. Ke2 Ke7 3. Ke1 Ke8).
+    no_rights = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w - - 4 4"
+    path = path_from_start(no_rights)
+    assert path is not None and len(path) == 6 and _reaches(path, no_rights)
+    assert path_from_start(chess.STARTING_FEN) == ()
+    assert path_from_start("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2") == ("e2e3", "e7e5", "e3e4")
+    # Black to move after only Nf3 Nf6: knights cannot lose a tempo, so no path (the node budget ends it).
+    assert path_from_start("rnbqkb1r/pppppppp/5n2/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1") is None
+    deep = open(f"{DATA}/openings/8mvs_big_+80_+109.epd").readline()
+    assert path_from_start(deep) is None  # 16 plies: refused at once by the bound
+    assert path_from_start("7k/8/8/8/8/8/8/K7 w - - 0 1") is None
+    assert path_from_start("not a fen") is None
+
+
+def test_openings_become_moves_from_the_start():
+    from tournaments.openings import Opening, as_moves
+    epd = Opening("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2")
+    moved = as_moves(epd)
+    assert moved.from_start and len(moved.moves) == 3 and moved.board().epd() == epd.board().epd()
+    deep = Opening(open(f"{DATA}/openings/8mvs_big_+80_+109.epd").readline().strip())
+    assert as_moves(deep) == deep  # kept as a FEN (setboard)
+    pgn = read_pgn('[FEN "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"]\n\n1... e5 2. Nf3 *\n', None)[0]
+    assert as_moves(pgn).moves == ("e2e4", "e7e5", "g1f3")  # the FEN's path, then the PGN's moves
+    builtin = load_openings(OpeningsConfig(), seed=1)
+    assert all(o.from_start and as_moves(o) == o for o in builtin)
+
+
+# --- command-line habits of cutechess-cli users -------------------------------------------------
+
+def test_cutechess_compatible_options(tmp_path):
+    config, _ = build_config(split_options([
+        "-engine", "cmd=a", "-engine", "cmd=b", "timemargin=200ms", "-each", "tc=1+0.1", "timemargin=0.05",
+        "-tournament", "roundrobin", "-repeat", "-recover", "off", "-ratinginterval", "5",
+        "-pgnout", "out.pgn", "min", "fi", "-site", "lab",
+    ]))
+    a, b = config.engines
+    assert a.tc.margin == 0.05 and b.tc.margin == pytest.approx(0.2)
+    assert config.kind == "round-robin" and not config.recover and config.report_every == 5
+    assert config.pgnout == "out.pgn" and config.pgn_min and config.site == "lab"
+    with pytest.raises(ConfigError, match="in seconds here"):
+        build_config(split_options(["-engine", "cmd=a", "-engine", "cmd=b", "-each", "tc=1", "timemargin=100"]))
+    with pytest.raises(ConfigError, match="exactly twice"):
+        build_config(split_options(["-engine", "cmd=a", "-engine", "cmd=b", "-each", "tc=1", "-repeat", "4"]))
+    with pytest.raises(ConfigError, match="-pgnout"):
+        build_config(split_options(["-engine", "cmd=a", "-engine", "cmd=b", "-each", "tc=1", "-pgnout", "x", "max"]))
+
+
+def test_each_applies_to_engines_from_a_config_file(tmp_path):
+    base, _ = build_config(split_options(["-engine", "cmd=a", "option.Hash=8", "-engine", "cmd=b", "proto=xboard",
+                                          "-each", "tc=10+0.1", "timemargin=0.2"]))
+    path = tmp_path / "run.json"
+    path.write_text(__import__("json").dumps(base.to_dict()))
+    config, _ = build_config(split_options(["-config", str(path), "-each", "tc=5+0.05", "option.Threads=1"]))
+    a, b = config.engines
+    assert (a.tc.base, a.tc.increment, a.tc.margin) == (5.0, 0.05, 0.2)  # the file's margin stays
+    assert a.options == {"Hash": "8", "Threads": "1"} and b.protocol == "xboard"
+    config, _ = build_config(split_options(["-config", str(path), "-each", "timemargin=0.5"]))
+    assert config.engines[0].tc.base == 10.0 and config.engines[0].tc.margin == 0.5
+    default, is_default = build_config(split_options(["-each", "tc=2+0.02", "option.Hash=32"]))
+    assert is_default and all(e.tc.base == 2.0 and e.options["Hash"] == "32" for e in default.engines)
+
+
+def test_unwritable_output_stops_the_run_before_engines_start(tmp_path, capsys):
+    from tournaments.__main__ import main
+    args = ["-engine", "cmd=/nonexistent/a", "-engine", "cmd=/nonexistent/b", "-each", "tc=1"]
+    assert main(args + ["-pgnout", str(tmp_path / "missing" / "x.pgn")]) == 2
+    assert "cannot write the PGN file" in capsys.readouterr().err  # not "cannot start": engines never ran
+    assert main(args + ["-plot", str(tmp_path / "missing" / "x.png")]) == 2
+    assert "cannot write the plot file" in capsys.readouterr().err

@@ -4,26 +4,27 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sys
 from typing import List, Optional
 
-from tournaments.cli import USAGE, HelpRequested, build_config, split_options
+from tournaments.cli import USAGE, HelpRequested, build_config, recover_option, split_options
 from tournaments.config import ConfigError, TournamentConfig
 from tournaments.engines import probe
 from tournaments.pgnout import PgnWriter
 from tournaments.plot import PlotUnavailable, write_plot
 from tournaments.report import final_report
-from tournaments.runner import Runner, new_seed, preflight
+from tournaments.runner import Runner, check_setboard, new_seed, preflight
 from tournaments.state import RunState, config_of, load_state, save_state
 
 
 async def adapt_default(config: TournamentConfig) -> None:
     """Until Kestrel offers MCTS, the default run plays alpha-beta Kestrel against itself."""
     first, second = config.engines
-    fault, options = await probe(first, config.startup_timeout)
-    if fault is not None:
-        raise ConfigError(f"Kestrel's UCI engine did not start ({fault}); give engines with -engine")
-    mode = options.get("SearchMode")
+    result = await probe(first, config.startup_timeout)
+    if result.fault is not None:
+        raise ConfigError(f"Kestrel's UCI engine did not start ({result.fault}); give engines with -engine")
+    mode = result.options.get("SearchMode")
     if mode is None:
         first.options.pop("SearchMode", None)
         second.options.pop("SearchMode", None)
@@ -43,15 +44,34 @@ def describe(config: TournamentConfig, total: int) -> str:
     return "\n".join(lines)
 
 
+def check_output_paths(config: TournamentConfig) -> None:
+    """Raise ``ConfigError`` for an output file whose folder is missing or not writable.
+
+    Checked before engines start, without creating the files: a run that cannot
+    record its games should not play them.
+    """
+    for what, path in (("PGN", config.pgnout), ("state", config.state_file), ("plot", config.plot)):
+        if path is None:
+            continue
+        folder = os.path.dirname(os.path.abspath(path))
+        if not os.path.isdir(folder) or not os.access(folder, os.W_OK):
+            raise ConfigError(f"cannot write the {what} file {path}: {folder} is not a writable folder")
+
+
 async def run(config: TournamentConfig, state: RunState, resume: bool, is_default: bool) -> int:
     if is_default:
         await adapt_default(config)
         state.config = config.to_dict()
     runner = Runner(config, state, config.state_file)  # loads and checks openings: fail before engines start
-    await preflight(config)
-    runner.pgn = PgnWriter(config.pgnout, truncate_to=state.pgn_offset if resume else None)
-    state.pgn_offset = runner.pgn.offset
-    save_state(config.state_file, state)
+    check_output_paths(config)
+    probes = await preflight(config)
+    check_setboard(config, probes, runner.openings, runner.specs)
+    try:
+        runner.pgn = PgnWriter(config.pgnout, truncate_to=state.pgn_offset if resume else None)
+        state.pgn_offset = runner.pgn.offset
+        save_state(config.state_file, state)
+    except OSError as err:
+        raise ConfigError(f"cannot write the PGN or state file: {err}") from None
     done = len(state.games)
     print(describe(config, len(runner.specs)) + (f"\nresuming after {done} finished games" if resume else ""),
           file=sys.stderr, flush=True)
@@ -64,7 +84,7 @@ async def run(config: TournamentConfig, state: RunState, resume: bool, is_defaul
             write_plot(config.plot, state.games, config.engines[0].name,
                        config.engines[1].name if len(config.engines) == 2 else "the field")
             print(f"Elo plot written to {config.plot}", file=sys.stderr)
-        except PlotUnavailable as err:
+        except (PlotUnavailable, OSError) as err:
             print(f"No plot: {err}", file=sys.stderr)
     return 0
 
@@ -79,17 +99,22 @@ def main(argv: Optional[List[str]] = None) -> int:
         logging.getLogger("asyncio").setLevel(logging.DEBUG if line.has("debug") else logging.ERROR)
         resume = line.get("resume")
         if resume is not None:
-            path = (resume[0] if resume else None) or (line.get("state") or [None])[0]
-            if path is None and line.get("pgnout"):
-                path = line.get("pgnout")[0] + ".state.json"  # type: ignore[index]
+            state_words, pgn_words = line.get("state"), line.get("pgnout")
+            path: Optional[str] = resume[0] if resume else (state_words[0] if state_words else None)
+            if path is None and pgn_words:
+                path = pgn_words[0] + ".state.json"
             if path is None:
                 raise ConfigError("-resume needs the state file: -resume FILE, -state FILE or -pgnout FILE")
             state = load_state(path)
             config = config_of(state)
             config.state_file = path
+            # Safe to change on resume: neither alters which games are played.
             concurrency = line.get("concurrency")
-            if concurrency:  # safe to change: it does not alter which games are played
+            if concurrency:
                 config.concurrency = int(concurrency[0])
+            recover = recover_option(line)
+            if recover is not None:
+                config.recover = recover
             is_default = False
         else:
             config, is_default = build_config(line)

@@ -7,6 +7,7 @@ Options take the words that follow them up to the next option; engine and
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import shlex
 from dataclasses import dataclass, field
@@ -21,39 +22,49 @@ usage: python -m tournaments [options]   (or: kestrel-tournament [options])
 
   -engine KEY=VALUE ...   an engine; keys: cmd= name= proto=uci|xboard dir= arg= (repeatable)
                           option.NAME=VALUE tc= st= nodes= depth= timemargin=
-  -each KEY=VALUE ...     settings for every engine (same keys)
+  -each KEY=VALUE ...     settings for every engine (same keys); an -engine's own keys win,
+                          but -each overrides engines read from -config
   -config FILE            a JSON config file (command-line options override it)
   -tournament round-robin|gauntlet
   -games N                games per encounter per round (pairs share an opening, colours swapped)
   -rounds N               rounds (default 1)
+  -repeat [2]             accepted for cutechess-cli users: every opening is always played twice,
+                          colours swapped
   -concurrency N          games played at once (default 1)
   -openings file=F [format=epd|pgn] [order=sequential|random] [plies=N] [start=N]
+                          EPD positions a few plies deep are played as moves from the start position
   -srand N                seed for shuffled openings
   -draw movenumber=N movecount=N score=CP
   -resign movecount=N score=CP [twosided=true]
   -maxmoves N             adjudicate a draw after N moves
   -sprt elo0=E0 elo1=E1 [alpha=0.05] [beta=0.05] [model=normalized|logistic]
                           (or positionally: -sprt E0 E1 ALPHA BETA)
-  -pgnout FILE            append finished games to FILE
+  -pgnout FILE [min] [fi] append finished games to FILE (min: no comments; fi: accepted, only
+                          finished games are ever written)
   -state FILE             resume state (default: PGNFILE.state.json)
   -resume                 continue the interrupted run recorded in the state file
+  -recover [on|off]       restart engines that crash or stall and play on (on, the default);
+                          off stops the run after such a game (-resume continues it)
   -plot FILE.png          Elo estimate and error bar against games played (needs matplotlib)
-  -event NAME             PGN Event tag
+  -event NAME, -site NAME PGN Event and Site tags
   -startup-timeout S      seconds allowed for uci/isready answers (default 10)
   -hang-timeout S         seconds allowed per move when only nodes=/depth= bound it (default 60)
   -report-every N         games between progress lines when stderr is not a terminal
+                          (-ratinginterval N is the same)
   -debug                  show python-chess's engine log (odd lines, unparsable info)
 With no engines, Kestrel alpha-beta plays Kestrel MCTS on built-in openings.
 
 time controls: tc=40/60+0.6 (moves/seconds+increment), tc=10+0.1, tc=5, tc=inf;
-  st=1 (seconds per move), nodes=10000, depth=8; timemargin=0.05 (seconds a side may overstep)
+  st=1 (seconds per move), nodes=10000, depth=8; timemargin=0.05 (seconds a side may overstep;
+  cutechess-cli counts milliseconds, so timemargin=50ms is accepted too)
 """
 
 OPTIONS = {
     "engine", "each", "config", "tournament", "games", "rounds", "concurrency", "openings", "srand", "seed",
-    "draw", "resign", "maxmoves", "sprt", "pgnout", "state", "resume", "plot", "event", "startup-timeout",
-    "hang-timeout", "report-every", "h", "help", "debug",
+    "draw", "resign", "maxmoves", "sprt", "pgnout", "state", "resume", "plot", "event", "site", "startup-timeout",
+    "hang-timeout", "report-every", "ratinginterval", "repeat", "recover", "h", "help", "debug",
 }
+TOURNAMENT_KINDS = {"round-robin": "round-robin", "roundrobin": "round-robin", "gauntlet": "gauntlet"}
 TC_KEYS = ("tc", "st", "nodes", "depth", "timemargin")
 
 
@@ -121,12 +132,30 @@ def _number(text: Optional[str], what: str, kind: type = int) -> Optional[float]
         raise ConfigError(f"{what}: not a number: {text!r}") from None
 
 
-def engine_from_words(pairs: List[Tuple[str, str]], each: List[Tuple[str, str]], number: int) -> EngineConfig:
-    """One ``-engine``, its own keys taking precedence over ``-each``."""
+def _timemargin(text: Optional[str], name: str) -> Optional[str]:
+    """Seconds, as this runner counts them; ``50ms`` for cutechess-cli habits.
+
+    A bare number of 10 or more is refused: it is almost surely cutechess-cli's
+    milliseconds, and as seconds it would switch flagging off without a word.
+    """
+    if text is None:
+        return None
+    if text.endswith("ms"):
+        value = _number(text[:-2], f"engine {name!r}: timemargin", float)
+        return str((value or 0.0) / 1000.0)
+    value = _number(text, f"engine {name!r}: timemargin", float)
+    if value is not None and value >= 10:
+        raise ConfigError(f"engine {name!r}: timemargin={text} is in seconds here (cutechess-cli counts "
+                          f"milliseconds): write timemargin={value / 1000:g} or timemargin={text}ms")
+    return text
+
+
+def _sort_keys(pairs: List[Tuple[str, str]], what: str) -> Tuple[Dict[str, str], Dict[str, str], List[str]]:
+    """Engine keys split into settings (cmd, name, time control...), ``option.`` values and ``arg=`` words."""
     settings: Dict[str, str] = {}
     options: Dict[str, str] = {}
     args: List[str] = []
-    for key, value in each + pairs:
+    for key, value in pairs:
         if key.startswith("option."):
             options[key[len("option."):]] = value
         elif key == "arg":
@@ -134,20 +163,48 @@ def engine_from_words(pairs: List[Tuple[str, str]], each: List[Tuple[str, str]],
         elif key in ("cmd", "name", "proto", "dir") + TC_KEYS:
             settings[key] = value
         else:
-            raise ConfigError(f"engine {number}: unknown key {key!r}")
+            raise ConfigError(f"{what}: unknown key {key!r}")
+    return settings, options, args
+
+
+def _time_control(settings: Dict[str, str], name: str) -> TimeControl:
+    try:
+        return TimeControl.parse(settings.get("tc"), st=settings.get("st"), nodes=settings.get("nodes"),
+                                 depth=settings.get("depth"), margin=_timemargin(settings.get("timemargin"), name))
+    except ValueError as err:
+        raise ConfigError(f"engine {name!r}: {err}") from None
+
+
+def engine_from_words(pairs: List[Tuple[str, str]], each: List[Tuple[str, str]], number: int) -> EngineConfig:
+    """One ``-engine``, its own keys taking precedence over ``-each``."""
+    settings, options, args = _sort_keys(each + pairs, f"engine {number}")
     if "cmd" not in settings:
         raise ConfigError(f"engine {number}: no cmd=")
     command = shlex.split(settings["cmd"]) + args
     name = settings.get("name") or os.path.basename(command[0])
     if not any(k in settings for k in TC_KEYS[:4]):
         raise ConfigError(f"engine {name!r}: no time control (give -each tc=10+0.1, or st=, nodes=, depth=)")
-    try:
-        tc = TimeControl.parse(settings.get("tc"), st=settings.get("st"), nodes=settings.get("nodes"),
-                               depth=settings.get("depth"), margin=settings.get("timemargin"))
-    except ValueError as err:
-        raise ConfigError(f"engine {name!r}: {err}") from None
     return EngineConfig(name=name, command=command, protocol=settings.get("proto", "uci"), options=options,
-                        tc=tc, workdir=settings.get("dir"))
+                        tc=_time_control(settings, name), workdir=settings.get("dir"))
+
+
+def apply_each(engine: EngineConfig, each: List[Tuple[str, str]]) -> EngineConfig:
+    """``engine`` (from a config file, or the default run) with the ``-each`` settings laid over it."""
+    if not each:
+        return engine
+    settings, options, args = _sort_keys(each, "-each")
+    command = (shlex.split(settings["cmd"]) if "cmd" in settings else list(engine.command)) + args
+    name = settings.get("name", engine.name)
+    tc = engine.tc
+    if any(k in settings for k in TC_KEYS[:4]):
+        tc = _time_control(settings, name)
+        if "timemargin" not in settings:
+            tc = dataclasses.replace(tc, margin=engine.tc.margin)
+    elif "timemargin" in settings:
+        tc = dataclasses.replace(tc, margin=_time_control(settings, name).margin)
+    return dataclasses.replace(engine, name=name, command=command, options={**engine.options, **options}, tc=tc,
+                               protocol=settings.get("proto", engine.protocol),
+                               workdir=settings.get("dir", engine.workdir))
 
 
 def _adjudication(line: CommandLine, adj: AdjudicationConfig) -> None:
@@ -194,6 +251,16 @@ def _sprt(words: List[str]) -> SprtConfig:
     return SprtConfig(**values)  # type: ignore[arg-type]
 
 
+def recover_option(line: CommandLine) -> Optional[bool]:
+    """``-recover`` (on), ``-recover on|off``, or None if not given."""
+    recover = line.get("recover")
+    if recover is None:
+        return None
+    if recover not in ([], ["on"], ["off"]):
+        raise ConfigError("-recover takes no value, or on or off")
+    return recover != ["off"]
+
+
 def build_config(line: CommandLine) -> Tuple[TournamentConfig, bool]:
     """The run's configuration, and whether it is the built-in default (no engines given)."""
     config_file = _single(line, "config")
@@ -208,17 +275,24 @@ def build_config(line: CommandLine) -> Tuple[TournamentConfig, bool]:
         else:
             config = default_config()
             is_default = True
-            if each:  # -each still sets the default engines' time control
-                for engine in config.engines:
-                    engine.tc = engine_from_words([("cmd", "kestrel"), ("name", engine.name)], each, 0).tc
+            config.engines = [apply_each(engine, each) for engine in config.engines]
     elif engines:
         config.engines = engines
+    else:
+        config.engines = [apply_each(engine, each) for engine in config.engines]
 
     kind = _single(line, "tournament")
     if kind is not None:
-        config.kind = kind
+        config.kind = TOURNAMENT_KINDS.get(kind, kind)
+    repeat = line.get("repeat")
+    if repeat is not None and repeat not in ([], ["2"]):
+        raise ConfigError("-repeat: this runner always plays each opening exactly twice, colours swapped "
+                          "(-repeat or -repeat 2); -games sets how many games an encounter has")
+    recover = recover_option(line)
+    if recover is not None:
+        config.recover = recover
     for name, attr in (("games", "games"), ("rounds", "rounds"), ("concurrency", "concurrency"),
-                       ("report-every", "report_every")):
+                       ("report-every", "report_every"), ("ratinginterval", "report_every")):
         value = _single(line, name)
         if value is not None:
             setattr(config, attr, int(_number(value, f"-{name}")))  # type: ignore[arg-type]
@@ -242,7 +316,13 @@ def build_config(line: CommandLine) -> Tuple[TournamentConfig, bool]:
     sprt = line.get("sprt")
     if sprt is not None:
         config.sprt = _sprt(sprt)
-    for name, attr in (("pgnout", "pgnout"), ("state", "state_file"), ("plot", "plot"), ("event", "event")):
+    pgnout = line.get("pgnout")
+    if pgnout is not None:
+        if not pgnout or any(flag not in ("min", "fi") for flag in pgnout[1:]):
+            raise ConfigError("-pgnout takes a file name, then optionally min and fi")
+        config.pgnout = pgnout[0]
+        config.pgn_min = "min" in pgnout[1:]
+    for name, attr in (("state", "state_file"), ("plot", "plot"), ("event", "event"), ("site", "site")):
         value = _single(line, name)
         if value is not None:
             setattr(config, attr, value)

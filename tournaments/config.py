@@ -98,12 +98,14 @@ class TournamentConfig:
     sprt: Optional[SprtConfig] = None
     seed: Optional[int] = None
     pgnout: Optional[str] = None
+    pgn_min: bool = False  # ``-pgnout FILE min``: moves and tags only, no comments
     state_file: Optional[str] = None
     plot: Optional[str] = None
     event: str = "Kestrel tournament"
+    site: str = "?"
     startup_timeout: float = 10.0  # seconds for uci/uciok, isready/readyok and option setup
     hang_timeout: float = 60.0  # seconds for a move when nothing else bounds it (nodes/depth)
-    recover: bool = True  # restart crashed engines and keep going
+    recover: bool = True  # restart crashed or stalled engines and keep going; False stops the run
     report_every: int = 10  # games between progress lines when stderr is not a terminal
 
     def to_dict(self) -> Dict[str, Any]:

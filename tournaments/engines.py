@@ -10,10 +10,13 @@ import asyncio
 import contextlib
 import ctypes
 import os
+import re
 import signal
 import sys
-from typing import Dict, Optional, Tuple
+from dataclasses import dataclass, field
+from typing import Dict, List, Optional, Tuple
 
+import chess
 import chess.engine
 
 from tournaments.config import EngineConfig
@@ -27,6 +30,48 @@ def _die_with_parent() -> None:
     """
     with contextlib.suppress(Exception):
         ctypes.CDLL(None).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
+
+
+_NO_SETBOARD = re.compile(r"(?<=\s)setboard=0(?=\s|$)")
+
+
+class XBoardEngine(chess.engine.XBoardProtocol):
+    """python-chess's xboard protocol, extended to engines that declare ``setboard=0`` (Fairy-Max).
+
+    python-chess refuses such engines at the handshake, although it only sends
+    ``setboard`` for a game whose root is not the standard start position. This
+    class lets the handshake pass, remembers the truth in ``can_setboard``, and
+    refuses (with an ``EngineError``) any game that would need ``setboard``; the
+    runner checks its openings before the first game so that this never happens.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.can_setboard = True
+
+    def _line_received(self, line: str) -> None:
+        if line.startswith("feature ") and _NO_SETBOARD.search(line):
+            self.can_setboard = False
+            line = _NO_SETBOARD.sub("setboard=1", line)
+        super()._line_received(line)
+
+    def _new(self, board: chess.Board, game: object, options: chess.engine.ConfigMapping) -> None:
+        if not self.can_setboard and (board.chess960 or board.root().fen() != chess.STARTING_FEN):
+            raise chess.engine.EngineError(
+                f"engine cannot set up {board.root().fen()!r}: it declares setboard=0, so games must "
+                f"start from the standard start position")
+        super()._new(board, game, options)
+
+
+async def popen_xboard(command: List[str], **popen_args: object) -> Tuple[asyncio.SubprocessTransport, XBoardEngine]:
+    """``chess.engine.popen_xboard`` with ``XBoardEngine``."""
+    transport, protocol = await XBoardEngine.popen(command, **popen_args)  # type: ignore[arg-type]
+    try:
+        await protocol.initialize()
+    except BaseException:
+        transport.close()
+        raise
+    return transport, protocol
 
 
 class EngineFault(Exception):
@@ -76,7 +121,7 @@ class EngineProcess:
         Raises ``SetupError`` for a bad command or option, ``EngineFault`` for an
         engine that dies or stays silent during the handshake.
         """
-        popen = chess.engine.popen_uci if self.config.protocol == "uci" else chess.engine.popen_xboard
+        popen = chess.engine.popen_uci if self.config.protocol == "uci" else popen_xboard
         kwargs: Dict[str, object] = {"cwd": self.config.workdir} if self.config.workdir else {}
         if sys.platform.startswith("linux"):
             kwargs["preexec_fn"] = _die_with_parent
@@ -93,6 +138,11 @@ class EngineProcess:
         except chess.engine.EngineError as err:
             raise EngineFault("malformed", f"bad handshake: {err}") from None
         await self.configure(timeout)
+
+    @property
+    def can_setboard(self) -> bool:
+        """False for an xboard engine that can only play games from the standard start position."""
+        return not isinstance(self.protocol, XBoardEngine) or self.protocol.can_setboard
 
     def handshake_word(self) -> str:
         return "uci" if self.config.protocol == "uci" else "xboard/protover"
@@ -168,17 +218,23 @@ class EngineProcess:
         await self.kill()
 
 
-async def probe(config: EngineConfig, timeout: float) -> Tuple[Optional[EngineFault], Dict[str, chess.engine.Option]]:
-    """Start an engine once before the run: ``SetupError`` propagates, a fault is returned.
+@dataclass
+class ProbeResult:
+    """What the start-up check learnt about an engine."""
 
-    Returns the fault (if the engine stalled or died) and its declared options.
-    """
+    fault: Optional[EngineFault] = None  # it stalled or died; nothing else is known then
+    options: Dict[str, chess.engine.Option] = field(default_factory=dict)
+    can_setboard: bool = True  # False: it can only start games from the standard start position
+
+
+async def probe(config: EngineConfig, timeout: float) -> ProbeResult:
+    """Start an engine once before the run: ``SetupError`` propagates, a fault is returned."""
     engine = EngineProcess(config)
     try:
         await engine.start(timeout)
         assert engine.protocol is not None
-        return None, dict(engine.protocol.options)
+        return ProbeResult(None, dict(engine.protocol.options), engine.can_setboard)
     except EngineFault as fault:
-        return fault, {}
+        return ProbeResult(fault)
     finally:
         await engine.quit()

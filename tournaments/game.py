@@ -141,7 +141,7 @@ def _new_pgn(config: TournamentConfig, spec: GameSpec, opening: Opening) -> ches
     game = chess.pgn.Game()
     h = game.headers
     h["Event"] = config.event
-    h["Site"] = "?"
+    h["Site"] = config.site
     h["Date"] = datetime.date.today().strftime("%Y.%m.%d")
     h["Round"] = f"{spec.round}.{spec.index + 1}"  # round.game: unique, so a game seen twice is visible
     h["White"] = spec.white
@@ -222,6 +222,7 @@ async def play_game(config: TournamentConfig, spec: GameSpec, opening: Opening,
     pgn.headers["Termination"] = verdict.termination
     pgn.headers["PlyCount"] = str(board.ply() - chess.Board(opening.fen).ply())
     node.comment = f"{node.comment}, {verdict.reason}" if node.comment else verdict.reason
-    text = str(pgn)
+    # "min" keeps the tags (Termination says why it ended) and drops the per-move comments.
+    text = pgn.accept(chess.pgn.StringExporter(comments=not config.pgn_min))
     return GameOutcome(spec, verdict.result, verdict.termination, verdict.reason, text,
                        adjudicator.plies, faulted[chess.WHITE], faulted[chess.BLACK])

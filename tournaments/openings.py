@@ -3,6 +3,11 @@
 EPD files give one position a line (four-field EPD or a full FEN); PGN files
 give the main line of each game, cut to a ply limit. The order is the file's,
 or shuffled with a seed so that a resumed run sees the same sequence.
+
+Games start from the standard start position whenever possible: PGN and
+built-in openings are played as moves, and an EPD position that a few plies
+reach (``replay.path_from_start``) becomes those moves, so that engines without
+``setboard`` can play it and the PGN shows the whole game.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ import chess
 import chess.pgn
 
 from tournaments.config import ConfigError, OpeningsConfig
+from tournaments.replay import path_from_start
 
 # A few well-known, balanced lines, so that a run without a book file still varies its games.
 BUILTIN_LINES = [
@@ -36,6 +42,11 @@ class Opening:
 
     fen: str
     moves: Tuple[str, ...] = ()
+
+    @property
+    def from_start(self) -> bool:
+        """True if the game starts from the standard start position (book moves may follow)."""
+        return self.fen == chess.STARTING_FEN
 
     def board(self) -> chess.Board:
         board = chess.Board(self.fen)
@@ -77,6 +88,16 @@ def validate(opening: Opening) -> None:
         raise ConfigError(f"bad opening {opening.fen!r} {' '.join(opening.moves)}: {err}") from None
     if not board.is_valid():
         raise ConfigError(f"invalid opening position: {opening.fen!r}")
+
+
+def as_moves(opening: Opening) -> Opening:
+    """The same opening played as moves from the start position, if a short path is found; else itself."""
+    if opening.from_start:
+        return opening
+    path = path_from_start(opening.fen)
+    if path is None:
+        return opening
+    return Opening(chess.STARTING_FEN, path + opening.moves)
 
 
 def read_pgn(text: str, plies: Optional[int]) -> List[Opening]:

@@ -15,13 +15,13 @@ import sys
 from typing import Dict, List, Optional, TextIO
 
 import chess
-import chess.engine
 
 from tournaments.config import ConfigError, TournamentConfig
-from tournaments.engines import EngineProcess, SetupError, probe
+from tournaments.engines import EngineProcess, ProbeResult, SetupError, probe
 from tournaments.game import GameOutcome, GameSpec, play_game
-from tournaments.openings import Opening, load_openings, validate
+from tournaments.openings import Opening, as_moves, load_openings, validate
 from tournaments.pgnout import PgnWriter
+from tournaments.replay import MAX_PLIES
 from tournaments.report import Progress, sprt_line, sprt_of
 from tournaments.state import FinishedGame, RunState, save_state
 
@@ -47,7 +47,7 @@ def schedule(config: TournamentConfig, n_openings: int) -> List[GameSpec]:
     return specs
 
 
-async def preflight(config: TournamentConfig, stream: TextIO = sys.stderr) -> Dict[str, Dict[str, chess.engine.Option]]:
+async def preflight(config: TournamentConfig, stream: TextIO = sys.stderr) -> Dict[str, ProbeResult]:
     """Start every engine once, in parallel, before any game.
 
     A bad command or option, or an engine that dies or garbles its handshake,
@@ -57,21 +57,42 @@ async def preflight(config: TournamentConfig, stream: TextIO = sys.stderr) -> Di
     """
     results = await asyncio.gather(*(probe(e, config.startup_timeout) for e in config.engines),
                                    return_exceptions=True)
-    declared: Dict[str, Dict[str, chess.engine.Option]] = {}
+    probes: Dict[str, ProbeResult] = {}
     for engine, result in zip(config.engines, results):
         if isinstance(result, SetupError):
             raise ConfigError(f"engine {engine.name!r}: {result}")
         if isinstance(result, BaseException):
             raise result
-        fault, options = result
+        fault = result.fault
         if fault is not None and fault.kind != "stall":
             # It ran but died or garbled the handshake: wrong command or protocol, not bad luck.
             raise ConfigError(f"engine {engine.name!r} failed its start-up check: {fault}")
         if fault is not None:
             stream.write(f"Warning: engine {engine.name!r} failed its start-up check ({fault}); "
                          f"its games will be forfeited if it does not recover\n")
-        declared[engine.name] = options
-    return declared
+        probes[engine.name] = result
+    return probes
+
+
+def check_setboard(config: TournamentConfig, probes: Dict[str, ProbeResult], openings: List[Opening],
+                   specs: List[GameSpec]) -> None:
+    """Raise ``ConfigError`` if an engine without ``setboard`` would get a game that starts from a FEN.
+
+    Stopping here, rather than skipping openings, keeps the schedule (pairs, colours,
+    opening order) the same for every engine and loses no game silently.
+    """
+    for engine in config.engines:
+        probe_result = probes.get(engine.name)
+        if probe_result is None or probe_result.can_setboard:
+            continue
+        fen_games = [s for s in specs if engine.name in (s.white, s.black) and not openings[s.opening].from_start]
+        if fen_games:
+            first = openings[fen_games[0].opening]
+            raise ConfigError(
+                f"engine {engine.name!r} cannot set up positions (xboard feature setboard=0), but "
+                f"{len(fen_games)} of its games start from a FEN that is not reached from the start "
+                f"position within {MAX_PLIES} plies (first: {first.fen}); give it a PGN book, an EPD "
+                f"book of shallow positions such as 2moves_v1.epd, or the built-in openings")
 
 
 class Runner:
@@ -88,6 +109,8 @@ class Runner:
         self.specs = schedule(config, len(self.openings))
         for index in sorted({spec.opening for spec in self.specs}):
             validate(self.openings[index])
+            # Deterministic, so a resumed run replays the same openings the same way.
+            self.openings[index] = as_moves(self.openings[index])
         self.progress = Progress(config, len(self.specs), stream)
         self.queue: "asyncio.Queue[GameSpec]" = asyncio.Queue()
         self.stop = bool(state.stopped)
@@ -142,6 +165,12 @@ class Runner:
             self.stop = True
         save_state(self.state_path, self.state)
         self.progress.update(self.state.games, game)
+        if not self.config.recover and outcome.termination in ("abandoned", "stalled connection"):
+            # Not kept in the state file: unlike an SPRT decision, -resume should play on.
+            self.stream.write(f"Stopping: game {spec.index + 1} ended with an engine crash or stall "
+                              f"(-recover is off): {outcome.reason}\n")
+            self.stream.flush()
+            self.stop = True
 
 
 def new_seed() -> int:
