@@ -213,6 +213,8 @@ def test_closed_stdin_during_a_search_ends_cleanly(engine: UciProcess) -> None:
     engine.send(f"position fen {MIDDLEGAME}", "go infinite")
     engine.read_until("info depth 2")
     engine.close_stdin()
-    check_bestmove(engine.read_until("bestmove", 5)[-1], MIDDLEGAME)
+    lines = engine.read_until("bestmove", 5)
+    assert "input closed during a search: stopping it and quitting" in info_strings(lines)
+    check_bestmove(lines[-1], MIDDLEGAME)
     assert engine.wait_exit(10) == 0
     assert engine.stderr == ""

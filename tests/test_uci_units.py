@@ -20,6 +20,7 @@ def test_option_declarations_and_lookup() -> None:
     assert options["searchmode"].declaration() == \
         "option name SearchMode type combo default AlphaBeta var AlphaBeta var MCTS"
     assert "MCTS Exploration" in options and "MCTS Exploration" not in build_options()
+    assert options["MCTS Exploration"].declaration() == "option name MCTS Exploration type spin default 50 min 0 max 5000"
     assert options.set("SEARCHMODE", "mcts").value == "MCTS"
     assert options.set("OwnBook", "TRUE").value is True
     assert options.set("BookFile", "  /books/my book.bin ").value == "/books/my book.bin"
@@ -140,3 +141,18 @@ def test_an_unbuildable_searcher_still_answers_go(monkeypatch: pytest.MonkeyPatc
     assert lines[0] == "info string the searcher cannot start: ImportError: search.engine is not built"
     assert lines[-1].split()[0] == "bestmove"
     assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves
+
+
+def test_mcts_options_reach_the_mcts_searcher() -> None:
+    from search.mcts_engine import DEFAULT_EXPLORATION
+
+    session = Session()
+    assert session.engine.options.value("MCTS Exploration") == round(DEFAULT_EXPLORATION * 1000)
+    assert session.send("setoption name SearchMode value MCTS", "setoption name MCTS Exploration value 200",
+                        "setoption name MCTS Leaf value playout", "setoption name MCTS Seed value 9",
+                        "setoption name Hash value 8") == []
+    mcts = session.engine._searchers["MCTS"]
+    assert (mcts.exploration, mcts.leaf_mode, mcts.seed, mcts.hash_size_mb) == (0.2, "playout", 9, 8)
+    lines = session.search("position startpos", "go nodes 2000")
+    assert lines[-1].startswith("bestmove ")
+    assert "AlphaBeta" not in session.engine._searchers   # the alpha-beta searcher was never needed

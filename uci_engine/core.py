@@ -1,16 +1,12 @@
-"""Lazy access to the Cython core.
+"""Access to the Cython core, imported on first need.
 
-Importing the board builds its attack tables (about 0.3 s), so the loop imports it on first
-need, not at start-up: `uci` is answered at once, and the import overlaps the GUI's
-`isready` round trip (see ``preload``).
+The loop itself starts without the core, so `uci` is answered even when a part of the
+core is not built; what is missing is reported by the command that needs it.
 """
 
 from __future__ import annotations
 
 import importlib
-import importlib.machinery
-import importlib.util
-import os
 import threading
 from typing import Any, Dict, Tuple
 
@@ -45,33 +41,23 @@ def searcher_class(mode: str) -> Any:
     return getattr(module(module_name), class_name)
 
 
-def preload() -> None:
-    """Import the board in a background thread (errors are reported when it is used)."""
-    def run() -> None:
-        try:
-            module("search")
-        except Exception:
-            pass
-    threading.Thread(target=run, name="kestrel-preload", daemon=True).start()
-
-
 def search_modes() -> Tuple[str, ...]:
-    """The SearchMode values whose searcher is installed.
-
-    Looking for the module file, not importing it, keeps `uci` fast; a searcher that is
-    there but fails to import is reported when SearchMode selects it.
-    """
+    """The SearchMode values to declare: AlphaBeta always (a `go` reports it if it is not
+    built), the others only when their searcher imports (a few ms)."""
     modes = ["AlphaBeta"]
-    spec = importlib.util.find_spec("search")
-    folders = list(spec.submodule_search_locations or []) if spec else []
-    stem = SEARCHERS["MCTS"][0].rsplit(".", 1)[1]
-    for folder in folders:
-        try:
-            names = os.listdir(folder)
-        except OSError:
-            continue
-        if any(n.startswith(stem + ".") and n.endswith(tuple(importlib.machinery.all_suffixes()))
-               for n in names):
-            modes.append("MCTS")
-            break
+    for mode in SEARCHERS:
+        if mode != "AlphaBeta":
+            try:
+                searcher_class(mode)
+            except Exception:
+                continue
+            modes.append(mode)
     return tuple(modes)
+
+
+def mcts_exploration_default(fallback: float) -> float:
+    """The MCTS searcher's own exploration constant, so the option's default is the tuned value."""
+    try:
+        return float(module(SEARCHERS["MCTS"][0]).DEFAULT_EXPLORATION)
+    except Exception:
+        return fallback

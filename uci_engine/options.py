@@ -144,7 +144,7 @@ def _set_hash(searcher: Any, megabytes: Any) -> None:
     searcher.set_hash(megabytes)
 
 
-def build_options(search_modes: Tuple[str, ...] = ("AlphaBeta",)) -> OptionTable:
+def build_options(search_modes: Tuple[str, ...] = ("AlphaBeta",), mcts_exploration: float = 0.05) -> OptionTable:
     """Every option Kestrel declares; the MCTS ones only when the MCTS searcher is there."""
     options = [
         Option("Hash", "spin", 16, 1, MAX_HASH_MB, apply=_set_hash),
@@ -160,10 +160,10 @@ def build_options(search_modes: Tuple[str, ...] = ("AlphaBeta",)) -> OptionTable
         Option("BookFile", "string", ""),
     ]
     if "MCTS" in search_modes:
-        # UCI has no real-valued type: the exploration constant is given in hundredths.
+        # UCI has no real-valued type: the exploration constant is given in thousandths.
         options += [
-            Option("MCTS Exploration", "spin", 141, 0, 1000, apply=_setter("exploration", 100.0),
-                   modes=("MCTS",)),
+            Option("MCTS Exploration", "spin", round(mcts_exploration * 1000), 0, 5000,
+                   apply=_setter("exploration", 1000.0), modes=("MCTS",)),
             Option("MCTS Leaf", "combo", "eval", vars=("eval", "playout"), apply=_setter("leaf_mode"),
                    modes=("MCTS",)),
             Option("MCTS Seed", "spin", 0, 0, 2**31 - 1, apply=_setter("seed"), modes=("MCTS",)),

@@ -45,7 +45,8 @@ class UciEngine:
 
     def __init__(self, out: Output) -> None:
         self.out = out
-        self.options = build_options(core.search_modes())
+        modes = core.search_modes()
+        self.options = build_options(modes, core.mcts_exploration_default(0.05))
         self.debug = False
         self._position: Any = None               # None until needed: the start position
         self._searchers: Dict[str, Any] = {}     # SearchMode -> searcher, made on first use
@@ -53,7 +54,6 @@ class UciEngine:
         self._clear_pending = False
         self._job: Optional[SearchJob] = None
         self._book = OpeningBook()
-        self._preloading = False
         self._commands: Dict[str, Handler] = {
             "uci": self._uci,
             "isready": self._isready,
@@ -79,6 +79,9 @@ class UciEngine:
             for line in read_lines(stdin, self.out):
                 if not self.handle(line) or self.out.closed:
                     break
+            else:
+                if self.searching:
+                    self.out.info_string("input closed during a search: stopping it and quitting")
         except KeyboardInterrupt:
             pass
         finally:
@@ -199,9 +202,6 @@ class UciEngine:
         self.out.line(f"id author {ENGINE_AUTHOR}")
         self.out.lines(option.declaration() for option in self.options)
         self.out.line("uciok")
-        if not self._preloading:
-            self._preloading = True
-            core.preload()
 
     def _isready(self, args: List[str], line: str) -> None:
         # Ready means a `go` can start at once: board and searcher loaded, options applied.
