@@ -266,11 +266,8 @@ cdef void propagate_proof(NodePool* p, uint32_t node, uint32_t root) noexcept no
 
 
 cdef inline int child_rank(const Node* c) noexcept nogil:
-    if c.proven == PROVEN_WIN:
-        return 3
-    if c.proven == PROVEN_LOSS:
-        return 1
-    return 2
+    """3 for a proven win, 1 for a proven loss, 2 for the rest (open or drawn)."""
+    return <int>(1.0 + 2.0 * exact_value(c))
 
 
 cdef inline bint better_child(const Node* a, const Node* b) noexcept nogil:
