@@ -176,25 +176,43 @@ cdef bint is_legal_move(const Board* b, Move m) noexcept nogil:
     return False
 
 
+cdef inline int square_from_text(str text, int offset):
+    cdef int file = <int>ord(text[offset]) - 97     # 'a'
+    cdef int rank = <int>ord(text[offset + 1]) - 49  # '1'
+    if file < 0 or file > 7 or rank < 0 or rank > 7:
+        return -1
+    return file + 8 * rank
+
+
 cdef Move parse_uci_move(const Board* b, str text):
-    """Match UCI text against the legal moves; castling is also accepted as king-takes-rook."""
+    """Match UCI text against the legal moves, by squares (no strings are built, as
+    `position ... moves` replays whole games).  Castling is accepted as the king's
+    move and as king-takes-rook, in standard chess and in Chess960."""
     cdef MoveList moves
-    cdef int i
+    cdef int i, from_sq, to_sq, promotion = 0, kind, king_to
     cdef Move m
-    generate(b, &moves, False)
     text = text.strip()
+    if len(text) not in (4, 5):
+        return MOVE_NONE
+    from_sq = square_from_text(text, 0)
+    to_sq = square_from_text(text, 2)
+    if from_sq < 0 or to_sq < 0:
+        return MOVE_NONE
+    if len(text) == 5:
+        if text[4] not in "nbrq":
+            return MOVE_NONE
+        promotion = "nbrq".index(text[4]) + MOVE_PROMOTE_KNIGHT
+    generate(b, &moves, False)
     for i in range(moves.count):
         m = moves.moves[i]
-        if move_to_uci(b, m) == text:
-            return m
-        if (m >> 12) == MOVE_CASTLING:
-            # Chess960 spelling (king takes rook) in a standard game, or the reverse.
-            alt = "abcdefgh"[m & 7] + "12345678"[(m >> 3) & 7] + "abcdefgh"[(m >> 6) & 7] + "12345678"[(m >> 9) & 7]
-            if alt == text:
+        if (m & 63) != from_sq:
+            continue
+        kind = m >> 12
+        if kind == MOVE_CASTLING:
+            king_to = (6 if ((m >> 6) & 63) > from_sq else 2) + (from_sq & 56)
+            if promotion == 0 and (to_sq == ((m >> 6) & 63) or to_sq == king_to):
                 return m
-            if b.chess960:
-                to_sq = (6 if ((m >> 6) & 63) > (m & 63) else 2) + (m & 56)
-                alt = "abcdefgh"[m & 7] + "12345678"[(m >> 3) & 7] + "abcdefgh"[to_sq & 7] + "12345678"[to_sq >> 3]
-                if alt == text:
-                    return m
+        elif ((m >> 6) & 63) == to_sq:
+            if (kind if MOVE_PROMOTE_KNIGHT <= kind <= MOVE_PROMOTE_QUEEN else 0) == promotion:
+                return m
     return MOVE_NONE

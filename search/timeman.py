@@ -29,7 +29,9 @@ def time_budget(limits: SearchLimits, white_to_move: bool, move_overhead: int) -
     if remaining is None:
         return None
     remaining = max(0, remaining)
-    increment = max(0, increment)
+    # Lag is paid on every move out of the increment first: only the rest may be spent,
+    # or at fast controls (1 s + 0.01 s) the clock drains until a hiccup flags it.
+    increment = max(0, increment - overhead)
     usable = max(1, remaining - overhead)
     moves_to_go = limits.movestogo if limits.movestogo and limits.movestogo > 0 else DEFAULT_MOVES_TO_GO
     moves_to_go = min(moves_to_go, 50)
