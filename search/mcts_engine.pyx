@@ -3,7 +3,8 @@
 It offers the same calls as ``search.engine.Searcher`` (``search``, ``stop``,
 ``ponderhit``, ``set_hash``, ``clear``, ``hashfull``, ``multipv``, ``move_overhead``),
 so the UCI loop drives either one; ``exploration``, ``leaf_mode`` and ``seed`` are
-its own.  ``HandTree`` and ``ucb`` expose the pool to tests on hand-made trees.
+its own.  ``HandTree`` and ``ucb`` expose the pool to tests on hand-made trees;
+``bench`` prints playouts per second in both leaf modes.
 """
 
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
@@ -387,6 +388,35 @@ cdef class MCTSSearcher:
                         "value": c.value_sum / c.visits if c.visits else None,
                         "proven": _PROVEN_NAMES[c.proven], "mate_plies": c.mate_plies})
         return out
+
+
+# ---------------------------------------------------------------- speed
+
+def bench(playouts: int = 20000, out: Callable[[str], None] = print) -> Dict[str, float]:
+    """Playouts per second in each leaf mode over the bench positions, `playouts` each.
+
+    Prints wall-clock and process-CPU rates (the CPU rate is the fair one on a shared
+    machine); returns the CPU rates by mode.  ``python -c "from search.mcts_engine import bench; bench()"``
+    """
+    import time
+    from search.bench import BENCH_POSITIONS
+
+    rates = {}
+    for mode in LEAF_MODES:
+        searcher = MCTSSearcher(hash_mb=256)
+        searcher.leaf_mode = mode
+        searcher.seed = 1
+        total, wall, cpu = 0, 0.0, 0.0
+        for fen in BENCH_POSITIONS:
+            searcher.clear()
+            wall_start, cpu_start = time.perf_counter(), time.process_time()
+            total += searcher.search(Position(fen), SearchLimits(nodes=playouts)).nodes
+            wall += time.perf_counter() - wall_start
+            cpu += time.process_time() - cpu_start
+        rates[mode] = total / max(cpu, 1e-9)
+        out(f"{mode:8s} playouts {total:8d}  wall {wall:6.2f} s {total / max(wall, 1e-9):9.0f}/s"
+            f"  cpu {cpu:6.2f} s {rates[mode]:9.0f}/s")
+    return rates
 
 
 # ---------------------------------------------------------------- test hooks

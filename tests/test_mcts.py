@@ -14,7 +14,7 @@ import pytest
 from search import Position
 from search.engine import Searcher
 from search.limits import SearchLimits
-from search.mcts_engine import HandTree, MCTSSearcher, ucb
+from search.mcts_engine import HandTree, MCTSSearcher, bench, ucb
 
 MATE_IN_1 = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"                                        # Ra8#
 MATE_IN_2 = "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1"             # Nf6+ gxf6 Bxf7#
@@ -318,3 +318,10 @@ def test_depth_limit_ends_even_when_the_tree_cannot_grow() -> None:
     assert legal(MIDDLEGAME, result.best_move)
     result = searcher().search(Position(MIDDLEGAME), SearchLimits(depth=2))
     assert result.depth >= 2
+
+
+def test_bench_reports_both_leaf_modes() -> None:
+    lines: List[str] = []
+    rates = bench(200, lines.append)
+    assert set(rates) == {"eval", "playout"} and all(rate > 0 for rate in rates.values())
+    assert len(lines) == 2
