@@ -49,14 +49,14 @@ cdef void init_search_tables() noexcept nogil:
 
 cdef inline void check_limits(SearchState* s) noexcept nogil:
     """Called every 1024 nodes: the UCI thread's stop, the clock and the node limit."""
-    if load_flag(&s.stop_requested):
+    if load_flag(&s.signals.stop_requested):
         s.stopped = True
         return
     if s.completed_depth < 1:
         return      # always finish depth 1, so there is a searched move to play
     if s.node_limit and s.nodes >= s.node_limit:
         s.stopped = True
-    elif s.timed and not load_flag(&s.pondering) and now_ms() - s.start_ms >= s.hard_ms:
+    elif s.timed and not load_flag(&s.signals.pondering) and now_ms() - s.signals.start_ms >= s.hard_ms:
         s.stopped = True
 
 
@@ -385,7 +385,7 @@ cdef int search_root(SearchState* s, int depth, int alpha, int beta) noexcept no
     s.pv_length[0] = 0
     for i in range(s.pv_index, s.root_count):
         rm = &s.root_moves[i]
-        elapsed = now_ms() - s.start_ms
+        elapsed = now_ms() - s.signals.start_ms
         if elapsed > 3000 and elapsed - s.last_currmove_report_ms > 1000:
             s.last_currmove_report_ms = elapsed
             s.move_stack[1] = <Move>(i - s.pv_index + 1)    # current move number, read by the reporter
@@ -493,7 +493,7 @@ cdef void iterative_deepening(SearchState* s) noexcept nogil:
             break
         if s.node_limit and s.nodes >= s.node_limit:
             break
-        if s.timed and not load_flag(&s.pondering):
+        if s.timed and not load_flag(&s.signals.pondering):
             # Stop deepening early when the best move is settled; think longer while it changes.
             if s.root_moves[0].move == last_best:
                 stable_iterations += 1
@@ -506,12 +506,12 @@ cdef void iterative_deepening(SearchState* s) noexcept nogil:
             if stable_iterations >= 6:
                 instability *= 0.7
             s.best_move_changes = s.best_move_changes // 2
-            elapsed = now_ms() - s.start_ms
+            elapsed = now_ms() - s.signals.start_ms
             if elapsed >= s.soft_ms * instability * 0.6 or elapsed >= s.hard_ms:
                 break
 
     # In `go infinite` and while pondering, the answer waits for stop or ponderhit.
-    while (load_flag(&s.infinite) or load_flag(&s.pondering)) and not load_flag(&s.stop_requested):
+    while (load_flag(&s.signals.infinite) or load_flag(&s.signals.pondering)) and not load_flag(&s.signals.stop_requested):
         sleep_ms(1)
 
 

@@ -17,8 +17,8 @@ from search.tt cimport (
 from search.state cimport SearchState, RootMove
 from search.alphabeta cimport iterative_deepening
 from search.game cimport Position
+from search.control cimport SearchControl
 
-import threading
 from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Tuple
 
@@ -27,7 +27,6 @@ from search.timeman import time_budget
 
 cdef extern from "clock.h" nogil:
     int64_t now_ms "kestrel_now_ms"()
-    void store_flag "kestrel_store_flag"(int* flag, int value)
 
 MAX_HASH_MB = 4096
 MAX_MULTIPV = 64
@@ -63,10 +62,7 @@ cdef class Searcher:
     cdef public int multipv
     cdef public int move_overhead
     cdef object on_info
-    cdef object lock
-    cdef bint running
-    cdef bint stop_pending
-    cdef bint ponderhit_pending
+    cdef SearchControl control
     cdef int hash_mb
 
     def __cinit__(self, *args, **kwargs):
@@ -79,7 +75,8 @@ cdef class Searcher:
     def __init__(self, hash_mb: int = 16) -> None:
         self.multipv = 1
         self.move_overhead = 50
-        self.lock = threading.Lock()
+        self.control = SearchControl()
+        self.state.signals = &self.control.signals
         self.on_info = None
         self.configure()
         self.set_hash(hash_mb)
@@ -121,19 +118,19 @@ cdef class Searcher:
     def hashfull(self) -> int:
         return tt_hashfull(&self.tt)
 
+    def arm(self) -> None:
+        """Announce the next search (call before starting its thread): a stop or
+        ponderhit sent before it begins then applies to it, and one sent after it
+        has ended is dropped."""
+        self.control.arm()
+
     def stop(self) -> None:
-        """Ask the running (or about to start) search to finish now; returns at once."""
-        with self.lock:
-            self.stop_pending = True
-            store_flag(&self.state.stop_requested, 1)
-            store_flag(&self.state.infinite, 0)
+        """Finish the running (or armed) search now; returns at once."""
+        self.control.stop()
 
     def ponderhit(self) -> None:
         """The opponent played the expected move: the clock counts from now."""
-        with self.lock:
-            self.ponderhit_pending = True
-            self.state.start_ms = now_ms()
-            store_flag(&self.state.pondering, 0)
+        self.control.ponderhit()
 
     def search(self, Position position not None, limits: Optional[SearchLimits] = None,
                on_info: Optional[Callable[[Dict], None]] = None) -> SearchResult:
@@ -182,25 +179,12 @@ cdef class Searcher:
         s.reporter = <void*>self
         s.last_currmove_report_ms = 0
         self.on_info = on_info
-        with self.lock:
-            s.start_ms = now_ms()
-            s.infinite = 1 if limits.infinite else 0
-            s.pondering = 1 if (limits.ponder and not self.ponderhit_pending) else 0
-            if self.stop_pending:
-                s.stop_requested = 1
-                s.infinite = 0
-            self.running = True
+        self.control.begin(limits.infinite, limits.ponder)
         try:
             with nogil:
                 iterative_deepening(s)
         finally:
-            with self.lock:
-                self.running = False
-                self.stop_pending = False
-                self.ponderhit_pending = False
-                s.stop_requested = 0
-                s.pondering = 0
-                s.infinite = 0
+            self.control.end()
             self.on_info = None
         return self._result()
 
@@ -226,7 +210,7 @@ cdef class Searcher:
         cdef int i
         if self.on_info is None:
             return
-        elapsed = max(0, now_ms() - s.start_ms)
+        elapsed = max(0, now_ms() - s.signals.start_ms)
         if event == 1:
             self.on_info({"currmove": move_to_uci(&s.board, s.move_stack[0]),
                           "currmovenumber": int(s.move_stack[1]), "depth": depth})

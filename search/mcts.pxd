@@ -8,6 +8,7 @@
 from libc.stdint cimport uint8_t, uint16_t, int16_t, uint32_t, uint64_t, int64_t
 from search.types cimport Move, MAX_PLY
 from search.state cimport SearchState
+from search.control cimport SearchSignals
 
 cdef enum:
     NODE_NONE = 0xFFFFFFFF
@@ -53,12 +54,7 @@ cdef struct MCTSState:
     int playout_cap        # plies of a random playout before the evaluation decides
     uint64_t rng
 
-    # Set by the UCI thread (written with the GIL, read without it).
-    int stop_requested
-    int pondering
-    int infinite
-
-    int64_t start_ms
+    SearchSignals* signals   # stop, ponderhit, infinite and the clock's start, from the UCI thread
     int64_t soft_ms
     int64_t hard_ms
     bint timed

@@ -551,7 +551,7 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
     s.qs.stopped = False
     s.qs.nodes = 0
     while True:
-        if load_flag(&s.stop_requested):
+        if load_flag(&s.signals.stop_requested):
             break
         if s.pool.nodes[s.root].proven != PROVEN_UNKNOWN:
             break
@@ -562,11 +562,11 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
             break       # a full pool cannot deepen the tree any more
         if s.mate_limit and (s.playouts & 63) == 0 and mate_found(s):
             break
-        elapsed = now_ms() - s.start_ms
-        if s.timed and not load_flag(&s.pondering):
+        elapsed = now_ms() - s.signals.start_ms
+        if s.timed and not load_flag(&s.signals.pondering):
             if elapsed >= s.soft_ms or elapsed >= s.hard_ms:
                 break
-            if (s.playouts & 255) == 0 and not load_flag(&s.infinite) and settled(s, elapsed):
+            if (s.playouts & 255) == 0 and not load_flag(&s.signals.infinite) and settled(s, elapsed):
                 break
         if elapsed - s.last_report_ms >= REPORT_INTERVAL_MS:
             s.last_report_ms = elapsed
@@ -574,5 +574,5 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
         if iterate(s) < 0:
             break
     report(s, True)
-    while (load_flag(&s.infinite) or load_flag(&s.pondering)) and not load_flag(&s.stop_requested):
+    while (load_flag(&s.signals.infinite) or load_flag(&s.signals.pondering)) and not load_flag(&s.signals.stop_requested):
         sleep_ms(1)

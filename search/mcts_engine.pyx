@@ -22,9 +22,9 @@ from search.mcts cimport (
     mcts_search, probability_to_cp,
 )
 from search.game cimport Position
+from search.control cimport SearchControl
 
 import math
-import threading
 from typing import Callable, Dict, List, Optional, Tuple
 
 from search.engine import MAX_HASH_MB, MAX_MULTIPV, SearchResult, uci_score
@@ -33,7 +33,6 @@ from search.timeman import time_budget
 
 cdef extern from "clock.h" nogil:
     int64_t now_ms "kestrel_now_ms"()
-    void store_flag "kestrel_store_flag"(int* flag, int value)
 
 LEAF_MODES = ("eval", "playout")
 # How far back in the game the previous root may lie for its subtree to be kept.
@@ -73,10 +72,7 @@ cdef class MCTSSearcher:
     cdef int leaf_code
     cdef int64_t seed_value
     cdef object on_info
-    cdef object lock
-    cdef bint running
-    cdef bint stop_pending
-    cdef bint ponderhit_pending
+    cdef SearchControl control
     cdef bint full_reported
     cdef int hash_mb
     cdef bint tree_valid
@@ -102,7 +98,9 @@ cdef class MCTSSearcher:
         self.reuse_tree = True
         self.leaf_code = LEAF_EVAL
         self.seed_value = 0
-        self.lock = threading.Lock()
+        self.control = SearchControl()
+        self.state.signals = &self.control.signals
+        self.qs.signals = &self.control.signals
         self.on_info = None
         # The quiescence search at the leaves runs with everything on, as in alpha-beta.
         self.qs.config.tt_cutoffs = True
@@ -174,20 +172,17 @@ cdef class MCTSSearcher:
             return 0
         return <int>(<uint64_t>self.pool.used * 1000 // self.pool.capacity)
 
+    def arm(self) -> None:
+        """Announce the next search (see Searcher.arm)."""
+        self.control.arm()
+
     def stop(self) -> None:
-        """Ask the running (or about to start) search to finish now; returns at once."""
-        with self.lock:
-            self.stop_pending = True
-            store_flag(&self.state.stop_requested, 1)
-            store_flag(&self.qs.stop_requested, 1)
-            store_flag(&self.state.infinite, 0)
+        """Finish the running (or armed) search now; returns at once."""
+        self.control.stop()
 
     def ponderhit(self) -> None:
         """The opponent played the expected move: the clock counts from now."""
-        with self.lock:
-            self.ponderhit_pending = True
-            self.state.start_ms = now_ms()
-            store_flag(&self.state.pondering, 0)
+        self.control.ponderhit()
 
     cdef uint32_t _prepare_tree(self, list allowed):
         """The root for this search: the kept subtree of an earlier search if this position
@@ -274,29 +269,12 @@ cdef class MCTSSearcher:
         s.depth_limit = max(0, int(limits.depth)) if limits.depth else 0
         s.mate_limit = max(0, int(limits.mate)) if limits.mate else 0
         self.on_info = on_info
-        with self.lock:
-            s.start_ms = now_ms()
-            s.infinite = 1 if limits.infinite else 0
-            s.pondering = 1 if (limits.ponder and not self.ponderhit_pending) else 0
-            s.stop_requested = 0
-            qs.stop_requested = 0
-            if self.stop_pending:
-                s.stop_requested = 1
-                qs.stop_requested = 1
-                s.infinite = 0
-            self.running = True
+        self.control.begin(limits.infinite, limits.ponder)
         try:
             with nogil:
                 mcts_search(s)
         finally:
-            with self.lock:
-                self.running = False
-                self.stop_pending = False
-                self.ponderhit_pending = False
-                s.stop_requested = 0
-                qs.stop_requested = 0
-                s.pondering = 0
-                s.infinite = 0
+            self.control.end()
             self.on_info = None
         self.tree_valid = True
         return self._result()
@@ -358,7 +336,7 @@ cdef class MCTSSearcher:
         if s.pool_full and not self.full_reported:
             self.full_reported = True
             self.on_info({"string": "node pool full, tree stops growing"})
-        elapsed = max(0, now_ms() - s.start_ms)
+        elapsed = max(0, now_ms() - s.signals.start_ms)
         nps = s.playouts * 1000 // elapsed if elapsed > 0 else s.playouts * 1000
         depth = self._average_depth()
         hashfull = self.hashfull()

@@ -4,6 +4,7 @@ from libc.stdint cimport int64_t, uint64_t
 from search.types cimport Move, MAX_PLY, MAX_MOVES
 from search.position cimport Board
 from search.tt cimport TranspositionTable
+from search.control cimport SearchSignals
 
 
 cdef struct SearchConfig:
@@ -33,14 +34,9 @@ cdef struct SearchState:
     TranspositionTable* tt
     SearchConfig config
 
-    # Set by the UCI thread (written with the GIL, read without it).
-    int stop_requested
-    int pondering        # cleared by ponderhit
-    int infinite
-    # Internal: the search has to unwind now.
-    bint stopped
+    SearchSignals* signals   # stop, ponderhit, infinite and the clock's start, from the UCI thread
+    bint stopped             # internal: the search has to unwind now
 
-    int64_t start_ms
     int64_t soft_ms      # do not start another iteration after this (0: no time limit)
     int64_t hard_ms      # abort the iteration after this
     bint timed

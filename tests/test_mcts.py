@@ -61,6 +61,7 @@ def test_single_legal_move(mode: str) -> None:
 
 def test_stop_before_search_still_answers_legally() -> None:
     s = searcher()
+    s.arm()
     s.stop()
     start = time.perf_counter()
     result = s.search(Position(MIDDLEGAME), SearchLimits(infinite=True))

@@ -210,9 +210,18 @@ def test_always_a_legal_move() -> None:
 def test_stopped_at_once_still_answers_legally() -> None:
     searcher = Searcher()
     position = Position(REFERENCE_FENS[3])
-    searcher.stop()      # a stop that arrives before the search starts
+    searcher.arm()       # the controller announces the search...
+    searcher.stop()      # ...and a stop arrives before it starts
     result = searcher.search(position, SearchLimits(infinite=True))
     assert result.best_move in position.legal_moves()
+
+
+def test_a_late_stop_does_not_cut_the_next_search_short() -> None:
+    searcher = Searcher()
+    searcher.search(Position(), SearchLimits(depth=2))
+    searcher.stop()      # arrives after that search returned: meant for no search
+    result = searcher.search(Position(), SearchLimits(depth=7))
+    assert result.depth == 7
 
 
 def test_stop_ends_an_infinite_search() -> None:

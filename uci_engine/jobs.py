@@ -43,6 +43,10 @@ class SearchJob:
             self._released.set()
 
     def start(self) -> None:
+        if self._searcher is not None:
+            # From here a stop or ponderhit reaches this search even before its thread
+            # enters it, and none can linger into the next one.
+            self._searcher.arm()
         self._thread.start()
 
     @property

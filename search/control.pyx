@@ -1,0 +1,73 @@
+"""Stop and ponderhit for a search running in another thread, without races.
+
+A stop is meant for one search: the one running, or the one the controller has
+announced with ``arm()`` and is about to start.  A stop that arrives after that
+search has returned is dropped, so it cannot cut the next search short.
+"""
+
+import threading
+
+cdef extern from "clock.h" nogil:
+    int64_t now_ms "kestrel_now_ms"()
+    void store_flag "kestrel_store_flag"(int* flag, int value)
+
+
+cdef class SearchControl:
+
+    def __cinit__(self):
+        self.lock = threading.Lock()
+        self.signals.stop_requested = 0
+        self.signals.pondering = 0
+        self.signals.infinite = 0
+        self.signals.start_ms = now_ms()
+
+    def arm(self) -> None:
+        """Announce a search about to start (from the thread that will later stop it)."""
+        with self.lock:
+            self.armed = True
+            self.stop_pending = False
+            self.ponderhit_pending = False
+
+    def stop(self) -> None:
+        """Finish the running or armed search now; ignored when there is none."""
+        with self.lock:
+            if not (self.running or self.armed):
+                return
+            self.stop_pending = True
+            store_flag(&self.signals.stop_requested, 1)
+            store_flag(&self.signals.infinite, 0)
+
+    def ponderhit(self) -> None:
+        """The opponent played the expected move: the clock counts from now."""
+        with self.lock:
+            if not (self.running or self.armed):
+                return
+            self.ponderhit_pending = True
+            self.signals.start_ms = now_ms()
+            store_flag(&self.signals.pondering, 0)
+
+    @property
+    def running_now(self) -> bool:
+        return self.running
+
+    cdef void begin(self, bint infinite, bint ponder):
+        with self.lock:
+            self.signals.start_ms = now_ms()
+            self.signals.infinite = 1 if infinite else 0
+            self.signals.pondering = 1 if (ponder and not self.ponderhit_pending) else 0
+            self.signals.stop_requested = 0
+            if self.stop_pending:
+                self.signals.stop_requested = 1
+                self.signals.infinite = 0
+            self.armed = False
+            self.running = True
+
+    cdef void end(self):
+        with self.lock:
+            self.running = False
+            self.armed = False
+            self.stop_pending = False
+            self.ponderhit_pending = False
+            self.signals.stop_requested = 0
+            self.signals.pondering = 0
+            self.signals.infinite = 0
