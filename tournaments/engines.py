@@ -14,7 +14,7 @@ import re
 import signal
 import sys
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 import chess
 import chess.engine
@@ -55,12 +55,14 @@ class XBoardEngine(chess.engine.XBoardProtocol):
             line = _NO_SETBOARD.sub("setboard=1", line)
         super()._line_received(line)
 
-    def _new(self, board: chess.Board, game: object, options: chess.engine.ConfigMapping) -> None:
+    def _new(self, board: chess.Board, *args: Any, **kwargs: Any) -> None:
+        # python-chess's private signature varies between releases (1.11 added `opponent`):
+        # only the board is read here, the rest is passed through untouched.
         if not self.can_setboard and (board.chess960 or board.root().fen() != chess.STARTING_FEN):
             raise chess.engine.EngineError(
                 f"engine cannot set up {board.root().fen()!r}: it declares setboard=0, so games must "
                 f"start from the standard start position")
-        super()._new(board, game, options)
+        super()._new(board, *args, **kwargs)
 
 
 async def popen_xboard(command: List[str], **popen_args: object) -> Tuple[asyncio.SubprocessTransport, XBoardEngine]:
