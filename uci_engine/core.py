@@ -7,6 +7,7 @@ core is not built; what is missing is reported by the command that needs it.
 from __future__ import annotations
 
 import importlib
+import os
 import threading
 from typing import Any, Dict, Tuple
 
@@ -39,6 +40,24 @@ def limits_class() -> Any:
 def searcher_class(mode: str) -> Any:
     module_name, class_name = SEARCHERS[mode]
     return getattr(module(module_name), class_name)
+
+
+# For measuring what each search technique is worth in games (an ablation match):
+# KESTREL_SEARCH_OFF=null_move,late_move_reductions starts the alpha-beta searcher with
+# those switched off.  The names are Searcher.configure()'s keywords.
+SEARCH_OFF_VARIABLE = "KESTREL_SEARCH_OFF"
+
+
+def new_searcher(mode: str, hash_mb: int) -> Any:
+    """A searcher for `mode`, with the techniques named in KESTREL_SEARCH_OFF switched off."""
+    searcher = searcher_class(mode)(hash_mb=hash_mb)
+    switched_off = [name.strip() for name in os.environ.get(SEARCH_OFF_VARIABLE, "").split(",") if name.strip()]
+    if switched_off and mode == "AlphaBeta":
+        try:
+            searcher.configure(**{name: False for name in switched_off})
+        except TypeError as exc:
+            raise ValueError(f"{SEARCH_OFF_VARIABLE}: {exc}") from exc
+    return searcher
 
 
 def search_modes() -> Tuple[str, ...]:

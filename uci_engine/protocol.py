@@ -159,7 +159,7 @@ class UciEngine:
         if searcher is None:
             hash_mb = self.options.value("Hash")
             try:
-                searcher = core.searcher_class(mode)(hash_mb=hash_mb)
+                searcher = core.new_searcher(mode, hash_mb)
             except Exception as exc:
                 if mode == "AlphaBeta":
                     raise CommandError(f"the searcher cannot start: {type(exc).__name__}: {exc}") from exc
