@@ -60,6 +60,20 @@ cdef inline void check_limits(SearchState* s) noexcept nogil:
         s.stopped = True
 
 
+cdef inline bint enter_node(SearchState* s, int ply) noexcept nogil:
+    """Count the node, look at the clock now and then, reset this ply's PV; True if the
+    search must unwind."""
+    s.nodes += 1
+    if (s.nodes & 1023) == 0:
+        check_limits(s)
+    if s.stopped:
+        return True
+    s.pv_length[ply] = ply
+    if ply > s.seldepth:
+        s.seldepth = ply
+    return False
+
+
 cdef inline bint has_non_pawn_material(const Board* b, int colour) noexcept nogil:
     return (b.by_colour[colour] & ~b.by_type[PAWN] & ~b.by_type[KING]) != 0
 
@@ -89,14 +103,8 @@ cdef int quiescence(SearchState* s, int alpha, int beta, int ply) noexcept nogil
     cdef Move m, best_move = MOVE_NONE, tt_move = MOVE_NONE
     cdef int original_alpha = alpha
 
-    s.nodes += 1
-    if (s.nodes & 1023) == 0:
-        check_limits(s)
-    if s.stopped:
+    if enter_node(s, ply):
         return 0
-    s.pv_length[ply] = ply
-    if ply > s.seldepth:
-        s.seldepth = ply
     if is_insufficient_material(b) or is_draw_by_repetition(b, ply):
         return VALUE_DRAW
     if ply >= MAX_PLY - 1:
@@ -188,14 +196,8 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
             return -MATE + ply if in_check else VALUE_DRAW
         return evaluate(b)
 
-    s.nodes += 1
-    if (s.nodes & 1023) == 0:
-        check_limits(s)
-    if s.stopped:
+    if enter_node(s, ply):
         return 0
-    s.pv_length[ply] = ply
-    if ply > s.seldepth:
-        s.seldepth = ply
 
     if ply > 0:
         if is_draw_by_rule(&s.board, ply):

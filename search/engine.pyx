@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Dict, List, Optional, Tuple
 
 from search.limits import SearchLimits
-from search.timeman import time_budget
+from search.timeman import search_bounds
 
 cdef extern from "clock.h" nogil:
     int64_t now_ms "kestrel_now_ms"()
@@ -166,13 +166,9 @@ cdef class Searcher:
         s.root_count = count
         s.multipv = max(1, min(int(self.multipv), MAX_MULTIPV))
 
-        budget = time_budget(limits, position.turn, self.move_overhead)
-        s.timed = budget is not None
-        s.soft_ms = budget[0] if budget else 0
-        s.hard_ms = budget[1] if budget else 0
-        s.node_limit = max(0, int(limits.nodes)) if limits.nodes else 0
-        s.depth_limit = max(0, int(limits.depth)) if limits.depth else 0
-        s.mate_limit = max(0, int(limits.mate)) if limits.mate else 0
+        bounds = search_bounds(limits, position.turn, self.move_overhead)
+        s.timed, s.soft_ms, s.hard_ms = bounds.timed, bounds.soft_ms, bounds.hard_ms
+        s.node_limit, s.depth_limit, s.mate_limit = bounds.nodes, bounds.depth, bounds.mate
         if s.mate_limit and not s.depth_limit:
             s.depth_limit = min(2 * s.mate_limit + 8, MAX_PLY - 8)
         s.tt = &self.tt
@@ -190,7 +186,6 @@ cdef class Searcher:
 
     cdef list _pv_of(self, int index):
         cdef RootMove* rm = &self.state.root_moves[index]
-        cdef Board board
         # Moves are printed against the board they are played on (castling notation).
         return [move_to_uci(&self.state.board, rm.pv[i]) for i in range(rm.pv_length)]
 

@@ -29,7 +29,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from search.engine import MAX_HASH_MB, MAX_MULTIPV, SearchResult, uci_score
 from search.limits import SearchLimits
-from search.timeman import time_budget
+from search.timeman import search_bounds
 
 cdef extern from "clock.h" nogil:
     int64_t now_ms "kestrel_now_ms"()
@@ -261,13 +261,9 @@ cdef class MCTSSearcher:
         qs.tt = &self.tt
         tt_new_search(&self.tt)
 
-        budget = time_budget(limits, position.turn, self.move_overhead)
-        s.timed = budget is not None
-        s.soft_ms = budget[0] if budget else 0
-        s.hard_ms = budget[1] if budget else 0
-        s.playout_limit = max(0, int(limits.nodes)) if limits.nodes else 0
-        s.depth_limit = max(0, int(limits.depth)) if limits.depth else 0
-        s.mate_limit = max(0, int(limits.mate)) if limits.mate else 0
+        bounds = search_bounds(limits, position.turn, self.move_overhead)
+        s.timed, s.soft_ms, s.hard_ms = bounds.timed, bounds.soft_ms, bounds.hard_ms
+        s.playout_limit, s.depth_limit, s.mate_limit = bounds.nodes, bounds.depth, bounds.mate
         self.on_info = on_info
         self.control.begin(limits.infinite, limits.ponder)
         try:

@@ -8,7 +8,7 @@ limit never takes more than a fraction of what is on the clock.
 
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import NamedTuple, Optional, Tuple
 
 from search.limits import SearchLimits
 
@@ -47,3 +47,27 @@ def time_budget(limits: SearchLimits, white_to_move: bool, move_overhead: int) -
     soft = max(1, int(soft))
     hard = max(1, int(hard))
     return soft, hard
+
+
+class SearchBounds(NamedTuple):
+    """Every limit of one search as plain numbers for the C state (0: no such limit)."""
+
+    timed: bool
+    soft_ms: int
+    hard_ms: int
+    nodes: int
+    depth: int
+    mate: int
+
+
+def search_bounds(limits: SearchLimits, white_to_move: bool, move_overhead: int) -> SearchBounds:
+    """The time budget and the fixed limits of `go`, clamped to be non-negative."""
+    budget = time_budget(limits, white_to_move, move_overhead)
+    return SearchBounds(
+        timed=budget is not None,
+        soft_ms=budget[0] if budget else 0,
+        hard_ms=budget[1] if budget else 0,
+        nodes=max(0, int(limits.nodes)) if limits.nodes else 0,
+        depth=max(0, int(limits.depth)) if limits.depth else 0,
+        mate=max(0, int(limits.mate)) if limits.mate else 0,
+    )
