@@ -495,7 +495,7 @@ cdef void iterative_deepening(SearchState* s) noexcept nogil:
             break
         if s.node_limit and s.nodes >= s.node_limit:
             break
-        if s.timed and not load_flag(&s.signals.pondering):
+        if s.timed and not s.fixed_time and not load_flag(&s.signals.pondering):
             # Stop deepening early when the best move is settled; think longer while it changes.
             if s.root_moves[0].move == last_best:
                 stable_iterations += 1

@@ -168,6 +168,7 @@ cdef class Searcher:
 
         bounds = search_bounds(limits, position.turn, self.move_overhead)
         s.timed, s.soft_ms, s.hard_ms = bounds.timed, bounds.soft_ms, bounds.hard_ms
+        s.fixed_time = bounds.fixed_time
         s.node_limit, s.depth_limit, s.mate_limit = bounds.nodes, bounds.depth, bounds.mate
         if s.mate_limit and not s.depth_limit:
             s.depth_limit = min(2 * s.mate_limit + 8, MAX_PLY - 8)

@@ -40,6 +40,7 @@ cdef struct SearchState:
     int64_t soft_ms      # do not start another iteration after this (0: no time limit)
     int64_t hard_ms      # abort the iteration after this
     bint timed
+    bint fixed_time      # go movetime: no early stop before the hard limit
     uint64_t node_limit  # 0: none
     int depth_limit
     int mate_limit       # in moves; 0: none

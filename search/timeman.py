@@ -53,6 +53,7 @@ class SearchBounds(NamedTuple):
     """Every limit of one search as plain numbers for the C state (0: no such limit)."""
 
     timed: bool
+    fixed_time: bool    # `go movetime`: use all of it, no early stop
     soft_ms: int
     hard_ms: int
     nodes: int
@@ -65,6 +66,7 @@ def search_bounds(limits: SearchLimits, white_to_move: bool, move_overhead: int)
     budget = time_budget(limits, white_to_move, move_overhead)
     return SearchBounds(
         timed=budget is not None,
+        fixed_time=limits.movetime is not None,
         soft_ms=budget[0] if budget else 0,
         hard_ms=budget[1] if budget else 0,
         nodes=max(0, int(limits.nodes)) if limits.nodes else 0,
