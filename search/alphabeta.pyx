@@ -388,15 +388,13 @@ cdef int search_root(SearchState* s, int depth, int alpha, int beta) noexcept no
     for i in range(s.pv_index, s.root_count):
         rm = &s.root_moves[i]
         elapsed = now_ms() - s.signals.start_ms
+        s.move_stack[0] = rm.move
         if elapsed > 3000 and elapsed - s.last_currmove_report_ms > 1000:
             s.last_currmove_report_ms = elapsed
-            s.move_stack[1] = <Move>(i - s.pv_index + 1)    # current move number, read by the reporter
-            s.move_stack[0] = rm.move
+            s.currmove_number = i - s.pv_index + 1
             report(s, depth, 1)
-        s.move_stack[0] = rm.move
         do_move(b, rm.move)
         new_depth = depth - 1 + (1 if (b.checkers and s.config.check_extension) else 0)
-        s.seldepth = s.seldepth if s.seldepth > 1 else 1
         if searched == 0:
             score = -negamax(s, new_depth, -beta, -alpha, 1, False)
         else:
@@ -483,7 +481,6 @@ cdef void iterative_deepening(SearchState* s) noexcept nogil:
                 if delta > 1000:
                     alpha = -VALUE_INFINITE
                     beta = VALUE_INFINITE
-            sort_root_moves(s, 0 if pv == 0 else pv)
             if s.stopped:
                 break
         if s.stopped:

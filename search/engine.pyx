@@ -209,7 +209,7 @@ cdef class Searcher:
         elapsed = max(0, now_ms() - s.signals.start_ms)
         if event == 1:
             self.on_info({"currmove": move_to_uci(&s.board, s.move_stack[0]),
-                          "currmovenumber": int(s.move_stack[1]), "depth": depth})
+                          "currmovenumber": s.currmove_number, "depth": depth})
             return
         nps = s.nodes * 1000 // elapsed if elapsed > 0 else s.nodes * 1000
         lines = min(s.multipv, s.root_count)

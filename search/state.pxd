@@ -65,3 +65,4 @@ cdef struct SearchState:
 
     void* reporter       # the Python Searcher, told of progress with the GIL
     int64_t last_currmove_report_ms
+    int currmove_number  # of the root move in move_stack[0], for `info currmove`
