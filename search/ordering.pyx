@@ -36,12 +36,14 @@ cdef void score_moves(SearchState* s, MoveList* moves, Move hash_move, int ply) 
         m = moves.moves[i]
         if m == hash_move:
             moves.scores[i] = HASH_MOVE_SCORE
-        elif is_capture(s, m) or is_promotion(m):
-            if move_kind(m) == MOVE_PROMOTE_QUEEN or (not is_promotion(m) and see(b, m) >= 0):
-                moves.scores[i] = GOOD_CAPTURE_SCORE + mvv_lva(b, m) if not is_promotion(m) \
-                    else GOOD_CAPTURE_SCORE + 9000 + (mvv_lva(b, m) if is_capture(s, m) else 0)
-            elif is_promotion(m):
-                moves.scores[i] = BAD_CAPTURE_SCORE - 100000 + move_kind(m)   # under-promotions
+        elif is_promotion(m):
+            if move_kind(m) == MOVE_PROMOTE_QUEEN:
+                moves.scores[i] = GOOD_CAPTURE_SCORE + 9000 + (mvv_lva(b, m) if is_capture(s, m) else 0)
+            else:
+                moves.scores[i] = BAD_CAPTURE_SCORE - 100000 + move_kind(m)   # under-promotions last
+        elif is_capture(s, m):
+            if see(b, m) >= 0:
+                moves.scores[i] = GOOD_CAPTURE_SCORE + mvv_lva(b, m)
             else:
                 moves.scores[i] = BAD_CAPTURE_SCORE + mvv_lva(b, m)
         elif m == s.killers[ply][0]:
