@@ -14,7 +14,7 @@ from search.position cimport (
     Board, set_fen, get_fen, move_to_uci, do_move, undo_move, repetition_count,
     is_insufficient_material, side_has_insufficient_material, compute_key, drop_old_history,
 )
-from search.movegen cimport generate_legal, generate_noisy, parse_uci_move
+from search.movegen cimport generate_legal, generate_noisy, parse_uci_move, is_uci_move_text
 from search.perft cimport perft as c_perft
 
 from typing import Dict, List, Optional
@@ -109,9 +109,7 @@ cdef class Position:
             raise ValueError("a move must be a string in UCI notation")
         cdef Move m = parse_uci_move(self.board, uci)
         if m == MOVE_NONE:
-            if len(uci) not in (4, 5) or uci[0] not in "abcdefgh" or uci[1] not in "12345678" \
-                    or uci[2] not in "abcdefgh" or uci[3] not in "12345678" \
-                    or (len(uci) == 5 and uci[4] not in "nbrq"):
+            if not is_uci_move_text(uci.strip()):
                 raise ValueError(f"malformed move {uci!r}: expected UCI notation such as e2e4 or e7e8q")
             raise ValueError(f"illegal move {uci!r} in {self.fen()}")
         if self.board.game_ply >= GAME_HISTORY_LIMIT:

@@ -10,5 +10,7 @@ cdef int generate_noisy(const Board* b, MoveList* moves) noexcept nogil
 cdef bint has_legal_move(const Board* b) noexcept nogil
 cdef bint is_legal_move(const Board* b, Move m) noexcept nogil
 
-# Python-level: a move from UCI text, MOVE_NONE when it is not legal here.
+# Python-level: a move from UCI text, MOVE_NONE when it is not legal here;
+# and whether text has the form of a UCI move at all (for error messages).
 cdef Move parse_uci_move(const Board* b, str text)
+cdef bint is_uci_move_text(str text)

@@ -17,7 +17,6 @@ from search.bitboard cimport (
 )
 from search.position cimport (
     Board, pieces_of, king_square, is_attacked_by, pinned_pieces, ep_capture_is_legal,
-    move_to_uci,
 )
 
 cdef Bitboard ALL_SQUARES = 0xFFFFFFFFFFFFFFFFULL
@@ -184,6 +183,13 @@ cdef inline int square_from_text(str text, int offset):
     return file + 8 * rank
 
 
+cdef bint is_uci_move_text(str text):
+    """Whether `text` has the form of a UCI move (e2e4, e7e8q), legal or not."""
+    if len(text) not in (4, 5) or square_from_text(text, 0) < 0 or square_from_text(text, 2) < 0:
+        return False
+    return len(text) == 4 or text[4] in "nbrq"
+
+
 cdef Move parse_uci_move(const Board* b, str text):
     """Match UCI text against the legal moves, by squares (no strings are built, as
     `position ... moves` replays whole games).  Castling is accepted as the king's
@@ -192,15 +198,11 @@ cdef Move parse_uci_move(const Board* b, str text):
     cdef int i, from_sq, to_sq, promotion = 0, kind, king_to
     cdef Move m
     text = text.strip()
-    if len(text) not in (4, 5):
+    if not is_uci_move_text(text):
         return MOVE_NONE
     from_sq = square_from_text(text, 0)
     to_sq = square_from_text(text, 2)
-    if from_sq < 0 or to_sq < 0:
-        return MOVE_NONE
     if len(text) == 5:
-        if text[4] not in "nbrq":
-            return MOVE_NONE
         promotion = "nbrq".index(text[4]) + MOVE_PROMOTE_KNIGHT
     generate(b, &moves, False)
     for i in range(moves.count):
