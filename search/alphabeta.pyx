@@ -239,7 +239,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
 
     if not in_check and not pv_node and ply > 0:
         # Reverse futility: far enough above beta that a shallow search will not fall back.
-        if (s.config.futility and depth <= 6 and static_eval - 85 * (depth - improving) >= beta
+        if (s.config.reverse_futility and depth <= 6 and static_eval - 85 * (depth - improving) >= beta
                 and static_eval < MATE_IN_MAX_PLY and beta > -MATE_IN_MAX_PLY):
             return static_eval
         # Null move: if passing still fails high, a real move will too.  Not with only
@@ -267,7 +267,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
                     return score
 
     # Internal iterative reduction: without a hash move, ordering is poor; search less.
-    if s.config.late_move_reductions and depth >= 6 and tt_move == MOVE_NONE and (pv_node or cut_node):
+    if s.config.internal_reduction and depth >= 6 and tt_move == MOVE_NONE and (pv_node or cut_node):
         depth -= 1
 
     generate_legal(b, &moves)
@@ -279,7 +279,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
         m = pick_next(&moves, i)
         quiet = not is_capture(s, m) and not is_promotion(m)
 
-        if (s.config.futility and ply > 0 and not in_check and not quiet and depth <= 4
+        if (s.config.see_pruning and ply > 0 and not in_check and not quiet and depth <= 4
                 and best > -MATE_IN_MAX_PLY and moves_searched > 0 and see(b, m) < -80 * depth):
             continue    # a capture that loses too much at low depth
 
@@ -289,11 +289,13 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
 
         # Shallow pruning of quiet moves that cannot reach alpha.  Checks are never
         # pruned: a quiet check is how a mate in one hides among late moves.
-        if (s.config.futility and ply > 0 and not in_check and quiet and not gives_check
+        if (ply > 0 and not in_check and quiet and not gives_check
                 and best > -MATE_IN_MAX_PLY and moves_searched > 0):
             # Late-move pruning: at low depth, the last quiet moves are almost never best.
-            if ((depth <= 4 and quiet_count >= 3 + depth * depth * (2 if improving else 1))
-                    or (depth <= 3 and static_eval + 120 + 100 * depth <= alpha)):
+            # Futility: nor are quiet moves when the position is far below alpha.
+            if ((s.config.late_move_pruning and depth <= 4
+                    and quiet_count >= 3 + depth * depth * (2 if improving else 1))
+                    or (s.config.futility and depth <= 3 and static_eval + 120 + 100 * depth <= alpha)):
                 undo_move(b)
                 continue
 

@@ -104,13 +104,18 @@ cdef class Searcher:
         memset(self.state.counter_moves, 0, sizeof(self.state.counter_moves))
 
     def configure(self, tt_cutoffs: bool = True, null_move: bool = True, late_move_reductions: bool = True,
-                  futility: bool = True, check_extension: bool = True, quiescence: bool = True,
-                  aspiration: bool = True) -> None:
+                  internal_reduction: bool = True, reverse_futility: bool = True, futility: bool = True,
+                  late_move_pruning: bool = True, see_pruning: bool = True, check_extension: bool = True,
+                  quiescence: bool = True, aspiration: bool = True) -> None:
         """Switch search techniques on or off (all on by default)."""
         self.state.config.tt_cutoffs = tt_cutoffs
         self.state.config.null_move = null_move
         self.state.config.late_move_reductions = late_move_reductions
+        self.state.config.internal_reduction = internal_reduction
+        self.state.config.reverse_futility = reverse_futility
         self.state.config.futility = futility
+        self.state.config.late_move_pruning = late_move_pruning
+        self.state.config.see_pruning = see_pruning
         self.state.config.check_extension = check_extension
         self.state.config.quiescence = quiescence
         self.state.config.aspiration = aspiration

@@ -13,7 +13,11 @@ cdef struct SearchConfig:
     bint tt_cutoffs
     bint null_move
     bint late_move_reductions
-    bint futility
+    bint internal_reduction     # one ply less at PV and cut nodes without a hash move
+    bint reverse_futility       # static eval far above beta at depth <= 6: fail high
+    bint futility               # quiet moves at depth <= 3 that cannot reach alpha
+    bint late_move_pruning      # the last quiet moves at depth <= 4
+    bint see_pruning            # captures losing more than 80 * depth at depth <= 4
     bint check_extension
     bint quiescence
     bint aspiration

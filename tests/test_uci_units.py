@@ -156,3 +156,20 @@ def test_mcts_options_reach_the_mcts_searcher() -> None:
     lines = session.search("position startpos", "go nodes 2000")
     assert lines[-1].startswith("bestmove ")
     assert "AlphaBeta" not in session.engine._searchers   # the alpha-beta searcher was never needed
+
+
+def test_search_off_variable_switches_techniques_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """KESTREL_SEARCH_OFF (for ablation matches) reaches the searcher; a wrong name is an error."""
+    from search import Position
+    from search.limits import SearchLimits
+    from uci_engine import core
+
+    fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+    nodes = {}
+    for value in ("", "null_move, late_move_pruning"):
+        monkeypatch.setenv(core.SEARCH_OFF_VARIABLE, value)
+        nodes[value] = core.new_searcher("AlphaBeta", 8).search(Position(fen), SearchLimits(depth=8)).nodes
+    assert nodes[""] != nodes["null_move, late_move_pruning"]
+    monkeypatch.setenv(core.SEARCH_OFF_VARIABLE, "no_such_technique")
+    with pytest.raises(ValueError, match="KESTREL_SEARCH_OFF"):
+        core.new_searcher("AlphaBeta", 8)
