@@ -85,7 +85,7 @@ def test_each_technique_has_its_own_switch() -> None:
         total = 0
         for fen in fens:
             searcher.clear()
-            result = searcher.search(Position(fen), SearchLimits(depth=7))
+            result = searcher.search(Position(fen), SearchLimits(depth=9))
             assert result.best_move in {m.uci() for m in chess.Board(fen).legal_moves}
             total += result.nodes
         return total
