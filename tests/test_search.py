@@ -39,13 +39,16 @@ def random_positions(count: int, seed: int, min_plies: int = 4, max_plies: int =
 REFERENCE_FENS = random_positions(50, seed=2026)
 
 
+# Every switch of Searcher.configure.
+TECHNIQUES = ["tt_cutoffs", "null_move", "late_move_reductions", "internal_reduction", "reverse_futility",
+              "futility", "late_move_pruning", "see_pruning", "check_extension", "quiescence", "aspiration"]
+
+
 @pytest.fixture(scope="module")
 def plain_searcher() -> Searcher:
     """The main searcher with every pruning, reduction, extension and the quiescence off."""
     searcher = Searcher(hash_mb=8)
-    searcher.configure(tt_cutoffs=False, null_move=False, late_move_reductions=False, internal_reduction=False,
-                       reverse_futility=False, futility=False, late_move_pruning=False, see_pruning=False,
-                       check_extension=False, quiescence=False, aspiration=False)
+    searcher.configure(**{name: False for name in TECHNIQUES})
     return searcher
 
 
@@ -66,11 +69,6 @@ def test_alphabeta_equals_minimax_with_fewer_nodes(depth: int, plain_searcher: S
         assert result.depth == depth
     if depth >= 2:
         assert alphabeta_nodes < minimax_nodes / 2, (alphabeta_nodes, minimax_nodes)
-
-
-
-TECHNIQUES = ["tt_cutoffs", "null_move", "late_move_reductions", "internal_reduction", "reverse_futility",
-              "futility", "late_move_pruning", "see_pruning", "check_extension", "quiescence", "aspiration"]
 
 
 def test_each_technique_has_its_own_switch() -> None:
