@@ -45,6 +45,13 @@ cdef void init_search_tables() noexcept nogil:
                 LMR_TABLE[depth][count] = <int>(0.75 + log(depth) * log(count) / 2.25)
 
 
+cdef inline int futility_depth(int depth, int moves_searched) noexcept nogil:
+    """The depth a late quiet move would be searched to after its reduction."""
+    cdef int reduced = (depth - 1
+                        - LMR_TABLE[depth if depth < 64 else 63][moves_searched if moves_searched < 64 else 63])
+    return reduced if reduced > 0 else 0
+
+
 # ---------------------------------------------------------------- time and stop
 
 cdef inline void check_limits(SearchState* s) noexcept nogil:
@@ -182,7 +189,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
     cdef bint in_check = b.checkers != 0
     cdef bint tt_hit, quiet, gives_check, improving
     cdef int static_eval, score, best = -VALUE_INFINITE, i, new_depth, reduction, moves_searched = 0
-    cdef int tt_score = VALUE_NONE, tt_bound = BOUND_NONE, r, original_alpha = alpha, extension
+    cdef int tt_score = VALUE_NONE, tt_bound = BOUND_NONE, r, original_alpha = alpha, extension, reduced_depth
     cdef Move m, best_move = MOVE_NONE, tt_move = MOVE_NONE
 
     if depth <= 0:
@@ -292,14 +299,29 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
         if (ply > 0 and not in_check and quiet and not gives_check
                 and best > -MATE_IN_MAX_PLY and moves_searched > 0):
             # Late-move pruning: at low depth, the last quiet moves are almost never best.
-            # Futility: nor are quiet moves when the position is far below alpha.
-            if ((s.config.late_move_pruning and depth <= 4
-                    and quiet_count >= 3 + depth * depth * (2 if improving else 1))
-                    or (s.config.futility and depth <= 3 and static_eval + 120 + 100 * depth <= alpha)):
+            if (s.config.late_move_pruning and depth <= 4
+                    and quiet_count >= 3 + depth * depth * (2 if improving else 1)):
                 undo_move(b)
                 continue
+            # Futility: nor are quiet moves when the position is far below alpha.  Judged at
+            # the depth the move would be searched to after its reduction, with a margin that
+            # grows with that depth and with the move's history.  Never against a mate score:
+            # there every move looks futile, the quicker mate too.
+            if s.config.futility and alpha < MATE_IN_MAX_PLY:
+                reduced_depth = futility_depth(depth, moves_searched)
+                if (reduced_depth <= 6 and static_eval + 120 + 100 * reduced_depth
+                        + s.history[1 - b.side_to_move][move_from(m)][move_to(m)] // 128 <= alpha):
+                    undo_move(b)
+                    continue
 
-        extension = 1 if (gives_check and s.config.check_extension and ply < 2 * s.completed_depth + 8) else 0
+        extension = 0
+        if gives_check and s.config.check_extension and ply < 2 * s.completed_depth + 8:
+            # Only checks that do not lose material are extended: a check that hangs the
+            # checking piece rarely starts an attack, and extending it only costs nodes.
+            # SEE reads the board before the move; checks are few, so it is taken back for it.
+            undo_move(b)
+            extension = 1 if see(b, m) >= 0 else 0
+            do_move(b, m)
         new_depth = depth - 1 + extension
 
         if moves_searched == 0:

@@ -15,10 +15,10 @@ cdef struct SearchConfig:
     bint late_move_reductions
     bint internal_reduction     # one ply less at PV and cut nodes without a hash move
     bint reverse_futility       # static eval far above beta at depth <= 6: fail high
-    bint futility               # quiet moves at depth <= 3 that cannot reach alpha
+    bint futility               # quiet moves that cannot reach alpha at their reduced depth <= 6
     bint late_move_pruning      # the last quiet moves at depth <= 4
     bint see_pruning            # captures losing more than 80 * depth at depth <= 4
-    bint check_extension
+    bint check_extension        # one ply more for checks that do not lose material (SEE >= 0)
     bint quiescence
     bint aspiration
 
