@@ -45,10 +45,14 @@ cdef void init_search_tables() noexcept nogil:
                 LMR_TABLE[depth][count] = <int>(0.75 + log(depth) * log(count) / 2.25)
 
 
+cdef inline int base_reduction(int depth, int moves_searched) noexcept nogil:
+    """The late-move reduction before its adjustments for node type, history and killers."""
+    return LMR_TABLE[depth if depth < 64 else 63][moves_searched if moves_searched < 64 else 63]
+
+
 cdef inline int futility_depth(int depth, int moves_searched) noexcept nogil:
     """The depth a late quiet move would be searched to after its reduction."""
-    cdef int reduced = (depth - 1
-                        - LMR_TABLE[depth if depth < 64 else 63][moves_searched if moves_searched < 64 else 63])
+    cdef int reduced = depth - 1 - base_reduction(depth, moves_searched)
     return reduced if reduced > 0 else 0
 
 
@@ -330,7 +334,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
             reduction = 0
             if (s.config.late_move_reductions and depth >= 3 and moves_searched >= 2 + (1 if pv_node else 0)
                     and quiet and not in_check):
-                reduction = LMR_TABLE[depth if depth < 64 else 63][moves_searched if moves_searched < 64 else 63]
+                reduction = base_reduction(depth, moves_searched)
                 if pv_node:
                     reduction -= 1
                 if cut_node:
