@@ -10,14 +10,18 @@ from Cython.Build import cythonize
 from setuptools import Extension, setup
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+# Bottom layer first: the game model, the evaluation, the searchers.
+CORE_PACKAGES = ("search.board", "eval", "search")
+# The C headers (bitops.h, clock.h) sit beside the modules that include them.
+HEADER_DIRS = [os.path.join(HERE, "search", "board"), os.path.join(HERE, "search")]
 
 
 def core_modules():
     """Every .pyx under the core packages is one extension (one concern per file);
     the .pxd headers let them call each other in C."""
     names = []
-    for package in ("search", "eval"):
-        folder = os.path.join(HERE, package)
+    for package in CORE_PACKAGES:
+        folder = os.path.join(HERE, *package.split("."))
         for filename in sorted(os.listdir(folder)):
             if filename.endswith(".pyx"):
                 names.append(f"{package}.{filename[:-4]}")
@@ -38,7 +42,7 @@ extensions = [
     Extension(
         name,
         [os.path.join(*name.split(".")) + ".pyx"],
-        include_dirs=[os.path.join(HERE, "search")],
+        include_dirs=HEADER_DIRS,
         extra_compile_args=compile_args,
     )
     for name in CORE_MODULES

@@ -5,8 +5,8 @@ the searchers call.
 """
 
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
-from search.position cimport Board
-from search.game cimport Position
+from search.board.board cimport Board
+from search.board.position cimport Position
 from eval.evaluate cimport (
     EvalTerms, TERM_COUNT, evaluate as c_evaluate, evaluate_terms,
 )

@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 import time
 
-from search import Position
+from search.board import Position
 
 from eval import bench_evaluate
 

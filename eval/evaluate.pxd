@@ -3,7 +3,7 @@
 # evaluate() scores a position from scratch (no incremental state) in centipawns from the
 # side to move's view; evaluate_terms() fills the same sum term by term, for the breakdown.
 
-from search.position cimport Board
+from search.board.board cimport Board
 
 cdef enum:
     # Terms of the breakdown; their (mg, eg) parts are kept from White's view.

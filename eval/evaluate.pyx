@@ -8,14 +8,14 @@ Each term is summed per side, set-wise on bitboards where it can be (pawn struct
 fills, mobility by attack lookups and popcount), so no state is kept between calls.
 """
 
-from search.types cimport (
+from search.board.types cimport (
     Bitboard, WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
 )
-from search.bitboard cimport (
+from search.board.bitboard cimport (
     popcount, lsb, pop_lsb, square_bb, rook_attacks, bishop_attacks, queen_attacks,
     KNIGHT_ATTACKS, KING_ATTACKS, FILE_A, FILE_H, DARK_SQUARES,
 )
-from search.position cimport Board, pieces_of
+from search.board.board cimport Board, pieces_of
 
 from typing import Any, Dict, List, Sequence
 

@@ -1,9 +1,7 @@
-"""Kestrel's game model and searchers.
+"""Kestrel's searchers: alpha-beta and MCTS over the game model in ``search.board``.
 
-``Position`` is the Python face of the C board: FEN in and out, legal moves in UCI
-notation, push/pop, perft and the terminal verdicts of the rules.
+The layers read bottom to top: ``search.board`` (the game) <- ``eval`` (the evaluation)
+<- ``search`` (transposition table, ordering, searchers, time) <- ``uci_engine``.
+This package's ``__init__`` imports nothing, so that ``eval`` can use ``search.board``
+without loading the searchers.
 """
-
-from search.game import Position, STARTING_FEN
-
-__all__ = ["Position", "STARTING_FEN"]

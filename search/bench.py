@@ -11,7 +11,7 @@ import sys
 import time
 from typing import Callable, List, Optional, Tuple
 
-from search.game import Position
+from search.board.position import Position
 from search.limits import SearchLimits
 
 DEFAULT_DEPTH = 11

@@ -8,15 +8,15 @@ through a callback taking a dict (see ``_report``).
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.stdint cimport int64_t, uint64_t
 from libc.string cimport memset, memcpy
-from search.types cimport Move, MoveList, MAX_PLY, MATE, MATE_IN_MAX_PLY, MOVE_NONE, VALUE_INFINITE
-from search.position cimport Board, move_to_uci, drop_old_history
-from search.movegen cimport generate_legal, parse_uci_move
+from search.board.types cimport Move, MoveList, MAX_PLY, MATE, MATE_IN_MAX_PLY, MOVE_NONE, VALUE_INFINITE
+from search.board.board cimport Board, move_to_uci, drop_old_history
+from search.board.movegen cimport generate_legal, parse_uci_move
 from search.tt cimport (
     TranspositionTable, tt_resize, tt_free, tt_clear, tt_hashfull, BOUND_LOWER, BOUND_UPPER,
 )
 from search.state cimport SearchState, RootMove
 from search.alphabeta cimport iterative_deepening
-from search.game cimport Position
+from search.board.position cimport Position
 from search.control cimport SearchControl
 
 from dataclasses import dataclass, field

@@ -6,7 +6,7 @@
 # move leading to it, so a parent picks the child with the best value as it is.
 
 from libc.stdint cimport uint8_t, uint16_t, int16_t, uint32_t, uint64_t, int64_t
-from search.types cimport Move, MAX_PLY
+from search.board.types cimport Move, MAX_PLY
 from search.state cimport SearchState
 from search.control cimport SearchSignals
 

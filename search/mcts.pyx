@@ -11,15 +11,15 @@ Checkmate, stalemate and draws by rule are exact; such results move up the tree
 from libc.math cimport log, sqrt, pow, log10
 from libc.stdlib cimport malloc, free
 from libc.stdint cimport uint32_t, uint64_t, int64_t
-from search.types cimport (
+from search.board.types cimport (
     Move, MoveList, MOVE_NONE, MAX_PLY, MATE_IN_MAX_PLY, VALUE_INFINITE, NO_PIECE, PAWN,
     MOVE_EN_PASSANT, move_from, move_to, move_kind, is_promotion, piece_type_of,
 )
-from search.position cimport Board, do_move, undo_move
-from search.movegen cimport generate_legal, has_legal_move
-from search.rules cimport is_draw_by_rule
+from search.board.board cimport Board, do_move, undo_move
+from search.board.movegen cimport generate_legal, has_legal_move
+from search.board.rules cimport is_draw_by_rule
 from search.alphabeta cimport quiescence
-from search.see cimport SEE_VALUE
+from search.board.see cimport SEE_VALUE
 from eval.evaluate cimport evaluate
 
 cdef extern from "clock.h" nogil:

@@ -10,9 +10,9 @@ its own.  ``HandTree`` and ``ucb`` expose the pool to tests on hand-made trees;
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy
-from search.types cimport Move, MoveList, MOVE_NONE, MATE, VALUE_INFINITE
-from search.position cimport Board, move_to_uci, drop_old_history
-from search.movegen cimport generate_legal, parse_uci_move
+from search.board.types cimport Move, MoveList, MOVE_NONE, MATE, VALUE_INFINITE
+from search.board.board cimport Board, move_to_uci, drop_old_history
+from search.board.movegen cimport generate_legal, parse_uci_move
 from search.tt cimport TranspositionTable, tt_resize, tt_free, tt_clear, tt_new_search
 from search.state cimport SearchState
 from search.mcts cimport (
@@ -21,7 +21,7 @@ from search.mcts cimport (
     ucb_score, select_child, backpropagate, backup_minimax, update_proof, propagate_proof, best_child, expand,
     mcts_search, probability_to_cp,
 )
-from search.game cimport Position
+from search.board.position cimport Position
 from search.control cimport SearchControl
 
 import math

@@ -1,7 +1,7 @@
 # Move ordering: the hash move, then good captures (MVV-LVA, SEE >= 0) and
 # promotions, killers and the counter move, quiet moves by history, bad captures last.
 
-from search.types cimport Move, MoveList
+from search.board.types cimport Move, MoveList
 from search.state cimport SearchState
 
 cdef void score_moves(SearchState* s, MoveList* moves, Move hash_move, int ply) noexcept nogil

@@ -1,11 +1,11 @@
 """Scores for move ordering and the history/killer updates that feed them."""
 
-from search.types cimport (
+from search.board.types cimport (
     Move, MoveList, NO_PIECE, PAWN, KING, MOVE_EN_PASSANT, MOVE_PROMOTE_QUEEN, MOVE_NULL,
     move_from, move_to, move_kind, is_promotion, piece_type_of,
 )
-from search.position cimport Board
-from search.see cimport see, SEE_VALUE
+from search.board.board cimport Board
+from search.board.see cimport see, SEE_VALUE
 
 cdef enum:
     HASH_MOVE_SCORE = 10000000

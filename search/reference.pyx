@@ -6,11 +6,11 @@ off) returns exactly the minimax value, and count the nodes pruning saves.
 """
 
 from libc.stdint cimport uint64_t
-from search.types cimport MoveList, MATE, VALUE_INFINITE, VALUE_DRAW
-from search.position cimport Board, do_move, undo_move
-from search.movegen cimport generate_legal
-from search.rules cimport is_draw_by_rule
-from search.game cimport Position
+from search.board.types cimport MoveList, MATE, VALUE_INFINITE, VALUE_DRAW
+from search.board.board cimport Board, do_move, undo_move
+from search.board.movegen cimport generate_legal
+from search.board.rules cimport is_draw_by_rule
+from search.board.position cimport Position
 from eval.evaluate cimport evaluate
 
 from typing import Tuple

@@ -1,8 +1,8 @@
 # The state of one alpha-beta search, passed explicitly to every search function.
 
 from libc.stdint cimport int64_t, uint64_t
-from search.types cimport Move, MAX_PLY, MAX_MOVES
-from search.position cimport Board
+from search.board.types cimport Move, MAX_PLY, MAX_MOVES
+from search.board.board cimport Board
 from search.tt cimport TranspositionTable
 from search.control cimport SearchSignals
 

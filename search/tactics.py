@@ -17,7 +17,7 @@ from typing import List, Optional
 import chess
 
 from search.engine import Searcher
-from search.game import Position
+from search.board.position import Position
 from search.limits import SearchLimits
 
 

@@ -5,7 +5,7 @@
 # node, not the root, so they stay right when found again at another ply.
 
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, int16_t, uint64_t
-from search.types cimport Move, MATE_IN_MAX_PLY
+from search.board.types cimport Move, MATE_IN_MAX_PLY
 
 cdef enum:
     BOUND_NONE = 0

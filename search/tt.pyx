@@ -3,7 +3,7 @@
 from libc.stdint cimport uint8_t, uint32_t, int16_t, uint64_t
 from libc.stdlib cimport calloc, free
 from libc.string cimport memset
-from search.types cimport Move, MOVE_NONE
+from search.board.types cimport Move, MOVE_NONE
 
 
 cdef int tt_resize(TranspositionTable* tt, uint64_t megabytes) noexcept nogil:

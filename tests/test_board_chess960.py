@@ -8,7 +8,7 @@ import random
 import chess
 import pytest
 
-from search import Position
+from search.board import Position
 from test_perft import reference_perft
 
 # From the Chess960 perft tables (chessprogramming.org, "Chess960 Perft Results").

@@ -15,7 +15,7 @@ from typing import Dict, Hashable, Optional
 import chess
 import pytest
 
-from search import Position
+from search.board import Position
 
 SEED = 20240607
 MIN_POSITIONS = 10_000

@@ -7,7 +7,7 @@ import random
 import chess
 import pytest
 
-from search import Position, STARTING_FEN
+from search.board import Position, STARTING_FEN
 
 CASTLING_FEN = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1"
 

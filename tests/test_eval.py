@@ -16,7 +16,7 @@ import pytest
 import eval as kestrel_eval
 from eval import bench_evaluate, breakdown, evaluate
 from eval.weights import WEIGHTS, default_weights, weight_names
-from search import Position
+from search.board import Position
 
 TERMS = ("material", "psqt", "mobility", "pawns", "king_safety", "bishop_pair", "rooks", "tempo")
 

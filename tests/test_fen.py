@@ -6,7 +6,7 @@ from __future__ import annotations
 import chess
 import pytest
 
-from search import Position, STARTING_FEN
+from search.board import Position, STARTING_FEN
 
 START_PLACEMENT = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
 

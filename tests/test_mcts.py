@@ -11,7 +11,7 @@ from typing import Dict, List
 import chess
 import pytest
 
-from search import Position
+from search.board import Position
 from search.engine import Searcher
 from search.limits import SearchLimits
 from search.mcts_engine import HandTree, MCTSSearcher, bench, ucb

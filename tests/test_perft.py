@@ -8,7 +8,7 @@ import chess
 import pytest
 
 from conftest import SHARED_DATA, shared_data_path
-from search import Position
+from search.board import Position
 
 SUITE_NAME = "perftsuite.epd"
 SUITE_SIZE = 126

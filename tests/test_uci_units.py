@@ -160,7 +160,7 @@ def test_mcts_options_reach_the_mcts_searcher() -> None:
 
 def test_search_off_variable_switches_techniques_off(monkeypatch: pytest.MonkeyPatch) -> None:
     """KESTREL_SEARCH_OFF (for ablation matches) reaches the searcher; a wrong name is an error."""
-    from search import Position
+    from search.board import Position
     from search.limits import SearchLimits
     from uci_engine import core
 

@@ -34,7 +34,7 @@ def _bench(args: List[str]) -> int:
 
 
 def _perft(args: List[str]) -> int:
-    from search import Position
+    from search.board import Position
 
     if not args or not args[0].isdigit() or int(args[0]) < 1:
         print(USAGE, file=sys.stderr)

@@ -30,7 +30,7 @@ def module(name: str) -> Any:
 
 
 def position_class() -> Any:
-    return module("search").Position
+    return module("search.board").Position
 
 
 def limits_class() -> Any:

@@ -2,7 +2,7 @@
 # that need no move list (attacks, draws by rule, insufficient material).
 
 from libc.stdint cimport uint8_t
-from search.types cimport Bitboard, Move, MAX_GAME_PLY
+from search.board.types cimport Bitboard, Move, MAX_GAME_PLY
 
 
 cdef struct UndoRecord:

@@ -7,7 +7,7 @@ and searched for again if it does not fit.
 """
 
 from libc.stdint cimport uint64_t
-from search.types cimport Bitboard, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING
+from search.board.types cimport Bitboard, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING
 
 FILE_A = 0x0101010101010101
 FILE_H = FILE_A << 7

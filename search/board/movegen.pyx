@@ -6,16 +6,16 @@ the king never steps onto an attacked square, pinned pieces move only along thei
 pin, and in check every move must capture the checker or block its line.
 """
 
-from search.types cimport (
+from search.board.types cimport (
     Bitboard, Move, MoveList, WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
     NO_SQUARE, MOVE_NORMAL, MOVE_PROMOTE_KNIGHT, MOVE_PROMOTE_QUEEN, MOVE_EN_PASSANT,
     MOVE_CASTLING, MOVE_NONE, make_move, rank_of,
 )
-from search.bitboard cimport (
+from search.board.bitboard cimport (
     lsb, square_bb, pop_lsb, more_than_one, rook_attacks, bishop_attacks,
     KNIGHT_ATTACKS, KING_ATTACKS, PAWN_ATTACKS, BETWEEN, LINE,
 )
-from search.position cimport (
+from search.board.board cimport (
     Board, pieces_of, king_square, is_attacked_by, pinned_pieces, ep_capture_is_legal,
 )
 

@@ -1,11 +1,11 @@
 """Static exchange evaluation by the swap-list method."""
 
-from search.types cimport (
+from search.board.types cimport (
     Bitboard, Move, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, NO_PIECE, WHITE,
     MOVE_CASTLING, MOVE_EN_PASSANT, move_from, move_to, move_kind, is_promotion, piece_type_of,
 )
-from search.bitboard cimport lsb, square_bb, rook_attacks, bishop_attacks
-from search.position cimport Board, attackers_to
+from search.board.bitboard cimport lsb, square_bb, rook_attacks, bishop_attacks
+from search.board.board cimport Board, attackers_to
 
 SEE_VALUE[:] = [100, 320, 330, 500, 900, 20000, 0]
 

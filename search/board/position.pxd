@@ -1,6 +1,6 @@
 # The Python face of the game model: a Position owns a C Board for the searchers.
 
-from search.position cimport Board
+from search.board.board cimport Board
 
 cdef class Position:
     cdef Board* board

@@ -1,9 +1,9 @@
 """Perft and divide over the C board."""
 
 from libc.stdint cimport uint64_t
-from search.types cimport MoveList
-from search.position cimport Board, do_move, undo_move
-from search.movegen cimport generate_legal
+from search.board.types cimport MoveList
+from search.board.board cimport Board, do_move, undo_move
+from search.board.movegen cimport generate_legal
 
 
 cdef uint64_t perft(Board* b, int depth) noexcept nogil:

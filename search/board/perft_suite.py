@@ -1,4 +1,4 @@
-"""Perft benchmark and suite check: ``python -m search.perft_suite``.
+"""Perft benchmark and suite check: ``python -m search.board.perft_suite``.
 
 Prints nodes, seconds and millions of leaves per second for the standard speed
 positions, then checks every count of an EPD perft suite (``;D1 n ;D2 n ...``).
@@ -13,7 +13,7 @@ import sys
 import time
 from typing import Iterator, List, Tuple
 
-from search import Position
+from search.board import Position
 
 KIWIPETE = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
 SPEED_CASES = [

@@ -1,7 +1,7 @@
 # Static exchange evaluation: the material outcome of the capture sequence on one square.
 
-from search.types cimport Move
-from search.position cimport Board
+from search.board.types cimport Move
+from search.board.board cimport Board
 
 cdef int SEE_VALUE[7]    # pawn..king, and 0 for no piece
 

@@ -55,7 +55,7 @@ cdef enum:
 cdef enum:
     MAX_MOVES = 256         # more than the 218 legal moves of the richest known position
     MAX_PLY = 128           # deepest search path
-    MAX_GAME_PLY = 1024     # undo records kept; the oldest are dropped past this (see position.pyx)
+    MAX_GAME_PLY = 1024     # undo records kept; the oldest are dropped past this (see board.pyx)
 
 cdef enum:
     # Scores in centipawns; mate scores carry their distance in plies from the root.

@@ -5,18 +5,18 @@ hold the GIL: they run once per ``position`` command, never inside a search.
 """
 
 from libc.string cimport memset, memmove
-from search.types cimport (
+from search.board.types cimport (
     Bitboard, Move, WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, NO_PIECE,
     NO_SQUARE, WHITE_OO, WHITE_OOO, BLACK_OO, BLACK_OOO, MOVE_NONE, MOVE_NULL,
     MOVE_EN_PASSANT, MOVE_CASTLING, MAX_GAME_PLY,
     make_piece, piece_type_of, colour_of, rank_of, file_of,
     move_from, move_to, move_kind, is_promotion,
 )
-from search.bitboard cimport (
+from search.board.bitboard cimport (
     popcount, lsb, square_bb, pop_lsb, more_than_one, rook_attacks, bishop_attacks,
     KNIGHT_ATTACKS, KING_ATTACKS, PAWN_ATTACKS, BETWEEN, DARK_SQUARES,
 )
-from search.zobrist cimport ZOBRIST_PIECE, ZOBRIST_CASTLING, ZOBRIST_EP_FILE, ZOBRIST_SIDE
+from search.board.zobrist cimport ZOBRIST_PIECE, ZOBRIST_CASTLING, ZOBRIST_EP_FILE, ZOBRIST_SIDE
 
 
 # ---------------------------------------------------------------- piece placement

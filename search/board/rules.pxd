@@ -1,8 +1,8 @@
 # The terminal test of the rules for searchers: draws by repetition, the 50-move rule
 # and insufficient material (mate and stalemate show as an empty move list).
 
-from search.position cimport Board, is_draw_by_repetition, is_insufficient_material
-from search.movegen cimport has_legal_move
+from search.board.board cimport Board, is_draw_by_repetition, is_insufficient_material
+from search.board.movegen cimport has_legal_move
 
 
 cdef inline bint is_draw_by_rule(Board* b, int ply_from_root) noexcept nogil:

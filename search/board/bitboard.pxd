@@ -4,7 +4,7 @@
 # below are inline so that every module that cimports them pays no call.
 
 from libc.stdint cimport uint64_t
-from search.types cimport Bitboard
+from search.board.types cimport Bitboard
 
 cdef extern from "bitops.h" nogil:
     int popcount "kestrel_popcount"(uint64_t b)

@@ -7,15 +7,15 @@ work on the C ``Board`` inside it.
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.stdint cimport uint64_t
 from libc.string cimport memcpy
-from search.types cimport (
+from search.board.types cimport (
     Move, MoveList, MOVE_NONE, WHITE, NO_PIECE, MAX_GAME_PLY,
 )
-from search.position cimport (
+from search.board.board cimport (
     Board, set_fen, get_fen, move_to_uci, do_move, undo_move, repetition_count,
     is_insufficient_material, side_has_insufficient_material, compute_key, drop_old_history,
 )
-from search.movegen cimport generate_legal, generate_noisy, parse_uci_move, is_uci_move_text
-from search.perft cimport perft as c_perft
+from search.board.movegen cimport generate_legal, generate_noisy, parse_uci_move, is_uci_move_text
+from search.board.perft cimport perft as c_perft
 
 from typing import Dict, List, Optional
 

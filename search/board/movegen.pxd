@@ -1,8 +1,8 @@
 # Legal move generation.  Moves come out fully legal (pins, checks and en-passant
 # discoveries resolved), so the search never makes a move only to take it back.
 
-from search.types cimport Move, MoveList
-from search.position cimport Board
+from search.board.types cimport Move, MoveList
+from search.board.board cimport Board
 
 cdef int generate_legal(const Board* b, MoveList* moves) noexcept nogil
 # Captures and promotions only (for quiescence); in check it gives every evasion.
