@@ -1,6 +1,6 @@
 """The principal-variation alpha-beta searcher and its iterative deepening driver.
 
-All of it runs without the GIL.  The Python Searcher (engine.pyx) prepares a
+All of it runs without the GIL.  The Python AlphaBetaSearcher (alphabeta_searcher.pyx) prepares a
 SearchState, calls iterative_deepening inside ``with nogil:``, and is called back
 with the GIL at the end of each iteration to print ``info`` lines.
 """
@@ -25,11 +25,11 @@ from search.ordering cimport score_moves, score_captures, pick_next, is_capture,
 from search.board.see cimport see, SEE_VALUE
 from search.board.rules cimport is_draw_by_rule
 from search.state cimport SearchState, RootMove
+from search.control cimport REPORT_ITERATION, REPORT_CURRMOVE, report_progress
+from search.timeman cimport elapsed_ms, hard_limit_reached, may_stop_early, iteration_budget_spent
 from eval.evaluate cimport evaluate
 
 cdef extern from "clock.h" nogil:
-    int64_t now_ms "kestrel_now_ms"()
-    void sleep_ms "kestrel_sleep_ms"(int ms)
     int load_flag "kestrel_load_flag"(int* flag)
 
 cdef int LMR_TABLE[64][64]
@@ -67,7 +67,7 @@ cdef inline void check_limits(SearchState* s) noexcept nogil:
         return      # always finish depth 1, so there is a searched move to play
     if s.node_limit and s.nodes >= s.node_limit:
         s.stopped = True
-    elif s.timed and not load_flag(&s.signals.pondering) and now_ms() - s.signals.start_ms >= s.hard_ms:
+    elif hard_limit_reached(&s.time, s.signals):
         s.stopped = True
 
 
@@ -116,7 +116,7 @@ cdef int quiescence(SearchState* s, int alpha, int beta, int ply) noexcept nogil
 
     if enter_node(s, ply):
         return 0
-    if is_insufficient_material(b) or is_draw_by_repetition(b, ply):
+    if is_draw_by_rule(b, ply):
         return VALUE_DRAW
     if ply >= MAX_PLY - 1:
         return evaluate(b) if not in_check else VALUE_DRAW
@@ -385,15 +385,6 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
 
 # ---------------------------------------------------------------- the root
 
-cdef void report(SearchState* s, int depth, int event) noexcept nogil:
-    """Hand progress to the Python Searcher (event 0: an iteration, 1: current move)."""
-    with gil:
-        try:
-            (<object>s.reporter)._report(depth, event)
-        except BaseException:
-            pass
-
-
 cdef void sort_root_moves(SearchState* s, int start) noexcept nogil:
     """Stable insertion sort by score, best first, from index `start`."""
     cdef int i, j
@@ -415,12 +406,12 @@ cdef int search_root(SearchState* s, int depth, int alpha, int beta) noexcept no
     s.pv_length[0] = 0
     for i in range(s.pv_index, s.root_count):
         rm = &s.root_moves[i]
-        elapsed = now_ms() - s.signals.start_ms
+        elapsed = elapsed_ms(s.signals)
         s.move_stack[0] = rm.move
         if elapsed > 3000 and elapsed - s.last_currmove_report_ms > 1000:
             s.last_currmove_report_ms = elapsed
             s.currmove_number = i - s.pv_index + 1
-            report(s, depth, 1)
+            report_progress(s.reporter, REPORT_CURRMOVE, depth)
         do_move(b, rm.move)
         new_depth = depth - 1 + (1 if (b.checkers and s.config.check_extension) else 0)
         if searched == 0:
@@ -459,8 +450,6 @@ cdef int search_root(SearchState* s, int depth, int alpha, int beta) noexcept no
 
 cdef void iterative_deepening(SearchState* s) noexcept nogil:
     cdef int depth, score, delta, alpha, beta, pv, max_depth, i, lines
-    cdef int64_t elapsed
-    cdef double instability
     cdef Move last_best = MOVE_NONE
     cdef int stable_iterations = 0
 
@@ -514,32 +503,22 @@ cdef void iterative_deepening(SearchState* s) noexcept nogil:
         if s.stopped:
             break
         s.completed_depth = depth
-        report(s, depth, 0)
+        report_progress(s.reporter, REPORT_ITERATION, depth)
 
         if s.mate_limit and s.root_moves[0].score >= MATE - 2 * s.mate_limit:
             break
         if s.node_limit and s.nodes >= s.node_limit:
             break
-        if s.timed and not s.fixed_time and not load_flag(&s.signals.pondering):
+        if may_stop_early(&s.time, s.signals):
             # Stop deepening early when the best move is settled; think longer while it changes.
             if s.root_moves[0].move == last_best:
                 stable_iterations += 1
             else:
                 stable_iterations = 0
             last_best = s.root_moves[0].move
-            instability = 1.0 + 0.4 * s.best_move_changes
-            if instability > 2.5:
-                instability = 2.5
-            if stable_iterations >= 6:
-                instability *= 0.7
-            s.best_move_changes = s.best_move_changes // 2
-            elapsed = now_ms() - s.signals.start_ms
-            if elapsed >= s.soft_ms * instability * 0.6 or elapsed >= s.hard_ms:
+            if iteration_budget_spent(&s.time, s.signals, s.best_move_changes, stable_iterations):
                 break
-
-    # In `go infinite` and while pondering, the answer waits for stop or ponderhit.
-    while (load_flag(&s.signals.infinite) or load_flag(&s.signals.pondering)) and not load_flag(&s.signals.stop_requested):
-        sleep_ms(1)
+            s.best_move_changes = s.best_move_changes // 2
 
 
 init_search_tables()

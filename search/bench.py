@@ -40,10 +40,10 @@ BENCH_POSITIONS: List[str] = [
 def run_bench(depth: Optional[int] = None, hash_mb: int = 16,
               out: Callable[[str], None] = print) -> Tuple[int, int]:
     """Search every bench position to `depth` with a fresh table; returns (nodes, nps)."""
-    from search.engine import Searcher
+    from search.alphabeta_searcher import AlphaBetaSearcher
 
     depth = DEFAULT_DEPTH if depth is None or depth < 1 else int(depth)
-    searcher = Searcher(hash_mb=hash_mb)
+    searcher = AlphaBetaSearcher(hash_mb=hash_mb)
     total_nodes = 0
     start = time.perf_counter()
     for index, fen in enumerate(BENCH_POSITIONS, 1):

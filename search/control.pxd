@@ -22,3 +22,17 @@ cdef class SearchControl:
     # Called by a searcher's search() with the GIL, around its `with nogil:` block.
     cdef void begin(self, bint infinite, bint ponder)
     cdef void end(self)
+
+
+# What a search tells its Python face when it reports progress (with the GIL).
+cdef enum ReportKind:
+    REPORT_ITERATION = 0   # a finished iteration (alpha-beta) or a periodic snapshot (MCTS)
+    REPORT_CURRMOVE = 1    # the root move being searched now, in a long iteration
+    REPORT_FINAL = 2       # the search has ended: the last snapshot
+
+# Hand progress to the Python searcher behind `reporter` (its `_report(kind, depth)`);
+# an exception there must never reach the search.
+cdef void report_progress(void* reporter, ReportKind kind, int depth) noexcept nogil
+
+# In `go infinite` and while pondering the answer waits for stop (or ponderhit).
+cdef void wait_until_released(SearchSignals* signals) noexcept nogil

@@ -9,7 +9,22 @@ import threading
 
 cdef extern from "clock.h" nogil:
     int64_t now_ms "kestrel_now_ms"()
+    void sleep_ms "kestrel_sleep_ms"(int ms)
+    int load_flag "kestrel_load_flag"(int* flag)
     void store_flag "kestrel_store_flag"(int* flag, int value)
+
+
+cdef void report_progress(void* reporter, ReportKind kind, int depth) noexcept nogil:
+    with gil:
+        try:
+            (<object>reporter)._report(kind, depth)
+        except BaseException:
+            pass
+
+
+cdef void wait_until_released(SearchSignals* signals) noexcept nogil:
+    while (load_flag(&signals.infinite) or load_flag(&signals.pondering)) and not load_flag(&signals.stop_requested):
+        sleep_ms(1)
 
 
 cdef class SearchControl:
@@ -45,10 +60,6 @@ cdef class SearchControl:
             self.ponderhit_pending = True
             self.signals.start_ms = now_ms()
             store_flag(&self.signals.pondering, 0)
-
-    @property
-    def running_now(self) -> bool:
-        return self.running
 
     cdef void begin(self, bint infinite, bint ponder):
         with self.lock:

@@ -1,9 +1,17 @@
-"""What a search is told by ``go``: the clocks, the fixed limits and the mode."""
+"""What a search is told by ``go``: the clocks, the fixed limits and the mode.
+
+The ranges the searchers accept live here too, the one home of these numbers for the
+core and the UCI front alike.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import List, Optional
+
+MAX_HASH_MB = 4096     # transposition table (or MCTS node pool) size
+MAX_MULTIPV = 64       # principal variations reported at once
+MAX_DEPTH = 120        # deepest iteration: the C searchers' MAX_PLY (128) less room for quiescence
 
 
 @dataclass
@@ -23,6 +31,8 @@ class SearchLimits:
     ponder: bool = False            # search on the opponent's time until ponderhit or stop
     searchmoves: List[str] = field(default_factory=list)
 
-    def is_timed(self) -> bool:
-        """Whether the clock of either side or a fixed move time bounds the search."""
-        return any(v is not None for v in (self.wtime, self.btime, self.movetime))
+    def fixed_limits(self) -> tuple[int, int, int]:
+        """(nodes, depth, mate) as non-negative numbers for the C searchers; 0 means none."""
+        return (max(0, int(self.nodes)) if self.nodes else 0,
+                min(MAX_DEPTH, max(0, int(self.depth))) if self.depth else 0,
+                max(0, int(self.mate)) if self.mate else 0)

@@ -9,6 +9,7 @@ from libc.stdint cimport uint8_t, uint16_t, int16_t, uint32_t, uint64_t, int64_t
 from search.board.types cimport Move, MAX_PLY
 from search.state cimport SearchState
 from search.control cimport SearchSignals
+from search.timeman cimport TimeBudget
 
 cdef enum:
     NODE_NONE = 0xFFFFFFFF
@@ -55,9 +56,7 @@ cdef struct MCTSState:
     uint64_t rng
 
     SearchSignals* signals   # stop, ponderhit, infinite and the clock's start, from the UCI thread
-    int64_t soft_ms
-    int64_t hard_ms
-    bint timed
+    TimeBudget time          # the clock's soft and hard limits for this move
     uint64_t playout_limit   # 0: none
     int depth_limit          # stop once the average selection depth reaches it (or the pool is full); 0: none
     int mate_limit           # stop once a mate in this many moves is proven; 0: none
@@ -66,7 +65,7 @@ cdef struct MCTSState:
     uint64_t depth_sum       # over playouts, for the average selection depth
     int seldepth
     bint pool_full
-    void* reporter           # the Python MCTSSearcher, told of progress with the GIL
+    void* reporter           # the Python MCTSSearcher, told of progress with the GIL (report_progress)
     int64_t last_report_ms
 
 

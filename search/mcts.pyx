@@ -22,9 +22,10 @@ from search.alphabeta cimport quiescence
 from search.board.see cimport SEE_VALUE
 from eval.evaluate cimport evaluate
 
+from search.control cimport REPORT_ITERATION, REPORT_FINAL, report_progress
+from search.timeman cimport elapsed_ms, soft_budget_spent, may_stop_early, work_left_in_budget
+
 cdef extern from "clock.h" nogil:
-    int64_t now_ms "kestrel_now_ms"()
-    void sleep_ms "kestrel_sleep_ms"(int ms)
     int load_flag "kestrel_load_flag"(int* flag)
 
 cdef enum:
@@ -504,19 +505,10 @@ cdef int iterate(MCTSState* s) noexcept nogil:
 
 # ---------------------------------------------------------------- the search loop
 
-cdef void report(MCTSState* s, bint final) noexcept nogil:
-    with gil:
-        try:
-            (<object>s.reporter)._report(final)
-        except BaseException:
-            pass
-
-
 cdef bint settled(MCTSState* s, int64_t elapsed) noexcept nogil:
     """Whether the most visited root move can no longer be overtaken before the soft limit."""
     cdef const Node* root = &s.pool.nodes[s.root]
     cdef uint32_t i, first = 0, second = 0, v
-    cdef double remaining
     if elapsed <= 0 or s.playouts < 1000:
         return False
     for i in range(root.child_count):
@@ -526,8 +518,7 @@ cdef bint settled(MCTSState* s, int64_t elapsed) noexcept nogil:
             first = v
         elif v > second:
             second = v
-    remaining = <double>s.playouts * (s.soft_ms - elapsed) / elapsed
-    return first - second > remaining
+    return first - second > work_left_in_budget(&s.time, <double>s.playouts, elapsed)
 
 
 cdef bint mate_found(MCTSState* s) noexcept nogil:
@@ -540,8 +531,8 @@ cdef bint mate_found(MCTSState* s) noexcept nogil:
 cdef void mcts_search(MCTSState* s) noexcept nogil:
     """Iterate until stopped, out of time or limits, or the root is proven; then report.
 
-    The root must already be expanded.  In `go infinite` and while pondering, returns
-    only after stop (or ponderhit, once the time is up).
+    The root must already be expanded.  The caller waits for stop or ponderhit in
+    `go infinite` and while pondering (wait_until_released).
     """
     cdef int64_t elapsed
     s.playouts = 0
@@ -562,17 +553,14 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
             break       # a full pool cannot deepen the tree any more
         if s.mate_limit and (s.playouts & 63) == 0 and mate_found(s):
             break
-        elapsed = now_ms() - s.signals.start_ms
-        if s.timed and not load_flag(&s.signals.pondering):
-            if elapsed >= s.soft_ms or elapsed >= s.hard_ms:
-                break
-            if (s.playouts & 255) == 0 and not load_flag(&s.signals.infinite) and settled(s, elapsed):
-                break
+        elapsed = elapsed_ms(s.signals)
+        if soft_budget_spent(&s.time, s.signals):
+            break
+        if (s.playouts & 255) == 0 and may_stop_early(&s.time, s.signals) and settled(s, elapsed):
+            break
         if elapsed - s.last_report_ms >= REPORT_INTERVAL_MS:
             s.last_report_ms = elapsed
-            report(s, False)
+            report_progress(s.reporter, REPORT_ITERATION, 0)
         if iterate(s) < 0:
             break
-    report(s, True)
-    while (load_flag(&s.signals.infinite) or load_flag(&s.signals.pondering)) and not load_flag(&s.signals.stop_requested):
-        sleep_ms(1)
+    report_progress(s.reporter, REPORT_FINAL, 0)

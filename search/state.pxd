@@ -5,6 +5,7 @@ from search.board.types cimport Move, MAX_PLY, MAX_MOVES
 from search.board.board cimport Board
 from search.tt cimport TranspositionTable
 from search.control cimport SearchSignals
+from search.timeman cimport TimeBudget
 
 
 cdef struct SearchConfig:
@@ -41,10 +42,7 @@ cdef struct SearchState:
     SearchSignals* signals   # stop, ponderhit, infinite and the clock's start, from the UCI thread
     bint stopped             # internal: the search has to unwind now
 
-    int64_t soft_ms      # do not start another iteration after this (0: no time limit)
-    int64_t hard_ms      # abort the iteration after this
-    bint timed
-    bint fixed_time      # go movetime: no early stop before the hard limit
+    TimeBudget time      # the clock's soft and hard limits for this move
     uint64_t node_limit  # 0: none
     int depth_limit
     int mate_limit       # in moves; 0: none
@@ -67,6 +65,6 @@ cdef struct SearchState:
     int multipv
     int pv_index
 
-    void* reporter       # the Python Searcher, told of progress with the GIL
+    void* reporter       # the Python searcher, told of progress with the GIL (report_progress)
     int64_t last_currmove_report_ms
     int currmove_number  # of the root move in move_stack[0], for `info currmove`

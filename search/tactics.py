@@ -16,14 +16,14 @@ from typing import List, Optional
 
 import chess
 
-from search.engine import Searcher
+from search.alphabeta_searcher import AlphaBetaSearcher
 from search.board.position import Position
 from search.limits import SearchLimits
 
 
 def run_suite(path: str, movetime_ms: int, hash_mb: int, limit: Optional[int], verbose: bool) -> int:
     """Search every position of an EPD file; prints a line per miss and a summary. Returns solved."""
-    searcher = Searcher(hash_mb=hash_mb)
+    searcher = AlphaBetaSearcher(hash_mb=hash_mb)
     solved = total = 0
     start = time.perf_counter()
     with open(path) as handle:

@@ -12,9 +12,10 @@ import chess
 import pytest
 
 from search.board import Position
-from search.engine import Searcher
+from search.alphabeta_searcher import AlphaBetaSearcher
+from search.info import Info, InfoString, SearchInfo
 from search.limits import SearchLimits
-from search.mcts_engine import HandTree, MCTSSearcher, bench, ucb
+from search.mcts_searcher import HandTree, MCTSSearcher, bench, ucb
 
 MATE_IN_1 = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"                                        # Ra8#
 MATE_IN_2 = "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1"             # Nf6+ gxf6 Bxf7#
@@ -107,12 +108,12 @@ def test_mate_in_one(mode: str, seed: int) -> None:
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("seed", [1, 7, 12345])
 def test_mate_in_two_is_proven_and_reported(mode: str, seed: int) -> None:
-    reports: List[Dict] = []
+    reports: List[Info] = []
     result = searcher(mode, seed).search(Position(MATE_IN_2), SearchLimits(nodes=50000), reports.append)
     assert result.best_move == "d5f6"
     assert result.score == ("mate", 2)
     assert result.pv[:3] == ["d5f6", "g7f6", "c4f7"]
-    assert reports and reports[-1]["score"] == ("mate", 2)
+    assert reports and isinstance(reports[-1], SearchInfo) and reports[-1].score == ("mate", 2)
     # Proven at once: the search stops when the root's result is known, long before the limit.
     assert result.nodes < 50000
 
@@ -148,12 +149,12 @@ def test_pool_never_grows_past_its_limit() -> None:
     s = searcher(hash_mb=1)
     capacity = s.pool_capacity
     assert 0 < capacity <= (1 << 20) // 32
-    reports: List[Dict] = []
+    reports: List[Info] = []
     result = s.search(Position(MIDDLEGAME), SearchLimits(nodes=60000), reports.append)
     assert s.pool_used <= capacity
     assert result.nodes == 60000        # the search goes on, without growing
-    assert {"string": "node pool full, tree stops growing"} in reports
-    assert sum(1 for r in reports if "string" in r) == 1
+    assert InfoString("node pool full, tree stops growing") in reports
+    assert sum(1 for r in reports if isinstance(r, InfoString)) == 1
     assert s.hashfull() > 900
     assert legal(MIDDLEGAME, result.best_move)
 
@@ -189,16 +190,17 @@ def test_same_seed_same_search() -> None:
 def test_reports_match_the_alpha_beta_searcher() -> None:
     s = searcher()
     s.multipv = 3
-    reports: List[Dict] = []
+    reports: List[Info] = []
     s.search(Position(MIDDLEGAME), SearchLimits(nodes=5000), reports.append)
-    lines = [r for r in reports if "pv" in r]
-    assert [r["multipv"] for r in lines[-3:]] == [1, 2, 3]
-    assert len({r["pv"][0] for r in lines[-3:]}) == 3
-    alpha_beta: List[Dict] = []
-    Searcher().search(Position(MIDDLEGAME), SearchLimits(depth=2), alpha_beta.append)
-    assert set(lines[-1]) == set(alpha_beta[-1])
-    assert lines[-1]["nodes"] == 5000 and lines[-1]["bound"] is None
-    assert all(legal(MIDDLEGAME, r["pv"][0]) for r in lines)
+    lines = [r for r in reports if isinstance(r, SearchInfo)]
+    assert [r.multipv for r in lines[-3:]] == [1, 2, 3]
+    assert len({r.pv[0] for r in lines[-3:]}) == 3
+    alpha_beta: List[Info] = []
+    AlphaBetaSearcher().search(Position(MIDDLEGAME), SearchLimits(depth=2), alpha_beta.append)
+    # Both searchers report through the same record type.
+    assert type(lines[-1]) is type(alpha_beta[-1])
+    assert lines[-1].nodes == 5000 and lines[-1].bound is None
+    assert all(legal(MIDDLEGAME, r.pv[0]) for r in lines)
 
 
 def test_options_are_checked() -> None:

@@ -12,7 +12,8 @@ import chess
 import pytest
 
 from search.board import Position
-from search.engine import Searcher
+from search.alphabeta_searcher import AlphaBetaSearcher
+from search.info import Info, SearchInfo
 from search.limits import SearchLimits
 from search.reference import alphabeta_value, minimax_value
 from search.timeman import time_budget
@@ -39,21 +40,21 @@ def random_positions(count: int, seed: int, min_plies: int = 4, max_plies: int =
 REFERENCE_FENS = random_positions(50, seed=2026)
 
 
-# Every switch of Searcher.configure.
+# Every switch of AlphaBetaSearcher.configure.
 TECHNIQUES = ["tt_cutoffs", "null_move", "late_move_reductions", "internal_reduction", "reverse_futility",
               "futility", "late_move_pruning", "see_pruning", "check_extension", "quiescence", "aspiration"]
 
 
 @pytest.fixture(scope="module")
-def plain_searcher() -> Searcher:
+def plain_searcher() -> AlphaBetaSearcher:
     """The main searcher with every pruning, reduction, extension and the quiescence off."""
-    searcher = Searcher(hash_mb=8)
+    searcher = AlphaBetaSearcher(hash_mb=8)
     searcher.configure(**{name: False for name in TECHNIQUES})
     return searcher
 
 
 @pytest.mark.parametrize("depth", [1, 2, 3, 4])
-def test_alphabeta_equals_minimax_with_fewer_nodes(depth: int, plain_searcher: Searcher) -> None:
+def test_alphabeta_equals_minimax_with_fewer_nodes(depth: int, plain_searcher: AlphaBetaSearcher) -> None:
     minimax_nodes = alphabeta_nodes = 0
     for fen in REFERENCE_FENS:
         position = Position(fen)
@@ -78,7 +79,7 @@ def test_each_technique_has_its_own_switch() -> None:
                                   "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1"]
 
     def total_nodes(**switched_off: bool) -> int:
-        searcher = Searcher(hash_mb=8)
+        searcher = AlphaBetaSearcher(hash_mb=8)
         searcher.configure(**switched_off)
         total = 0
         for fen in fens:
@@ -92,7 +93,7 @@ def test_each_technique_has_its_own_switch() -> None:
     for name in TECHNIQUES:
         assert total_nodes(**{name: False}) != full, f"switching off {name} changed nothing"
     with pytest.raises(TypeError):
-        Searcher().configure(no_such_technique=False)
+        AlphaBetaSearcher().configure(no_such_technique=False)
 
 
 # Mate distances confirmed with Stockfish 15.1 (`go depth 22` reports `score mate N`).
@@ -113,7 +114,7 @@ MATES = [
 
 @pytest.mark.parametrize("fen,moves", MATES)
 def test_finds_forced_mates_with_their_distance(fen: str, moves: int) -> None:
-    searcher = Searcher(hash_mb=16)
+    searcher = AlphaBetaSearcher(hash_mb=16)
     result = searcher.search(Position(fen), SearchLimits(depth=2 * moves + 6))
     assert result.score == ("mate", moves)
     # The move really mates in that many: play the PV out with python-chess.
@@ -125,12 +126,12 @@ def test_finds_forced_mates_with_their_distance(fen: str, moves: int) -> None:
     if moves >= 2:
         after = Position(fen)
         after.push(result.best_move)
-        defence = Searcher(hash_mb=16).search(after, SearchLimits(depth=2 * moves + 4))
+        defence = AlphaBetaSearcher(hash_mb=16).search(after, SearchLimits(depth=2 * moves + 4))
         assert defence.score == ("mate", -(moves - 1))
 
 
 def test_go_mate_stops_once_the_mate_is_found() -> None:
-    result = Searcher().search(Position("4k3/R7/7K/8/7R/8/8/8 w - - 0 1"), SearchLimits(mate=2))
+    result = AlphaBetaSearcher().search(Position("4k3/R7/7K/8/7R/8/8/8 w - - 0 1"), SearchLimits(mate=2))
     assert result.score == ("mate", 2)
     assert result.depth <= 10
 
@@ -139,7 +140,7 @@ def test_never_allows_a_mate_in_one_it_could_avoid() -> None:
     """In random positions, after Kestrel's move the opponent never has a mate in one
     when some other move would have prevented it."""
     checked = 0
-    searcher = Searcher(hash_mb=8)
+    searcher = AlphaBetaSearcher(hash_mb=8)
     for fen in random_positions(600, seed=7, min_plies=20, max_plies=120):
         board = chess.Board(fen)
 
@@ -170,7 +171,7 @@ def test_takes_the_threefold_repetition_when_lost() -> None:
     position = Position("7k/8/8/8/8/8/8/K2Q4 w - - 0 1")
     for uci in ["d1d2", "h8g8", "d2d1", "g8h8", "d1d2", "h8g8", "d2d1"]:
         position.push(uci)
-    result = Searcher().search(position, SearchLimits(depth=8))
+    result = AlphaBetaSearcher().search(position, SearchLimits(depth=8))
     assert result.best_move == "g8h8"
     assert result.score == ("cp", 0)
 
@@ -179,22 +180,22 @@ def test_avoids_the_threefold_repetition_when_winning() -> None:
     position = Position("7k/8/8/8/8/8/3Q4/K7 b - - 0 1")
     for uci in ["h8g8", "d2d1", "g8h8", "d1d2", "h8g8", "d2d1", "g8h8"]:
         position.push(uci)
-    result = Searcher().search(position, SearchLimits(depth=8))
+    result = AlphaBetaSearcher().search(position, SearchLimits(depth=8))
     assert result.best_move != "d1d2"
     assert result.score[0] == "mate" or result.score[1] > 500
 
 
 def test_fifty_move_rule_is_a_draw_in_the_search() -> None:
     # Black is a queen down, but every move reaches the hundredth half-move.
-    result = Searcher().search(Position("7k/8/8/8/8/8/8/K2Q4 b - - 99 80"), SearchLimits(depth=6))
+    result = AlphaBetaSearcher().search(Position("7k/8/8/8/8/8/8/K2Q4 b - - 99 80"), SearchLimits(depth=6))
     assert result.score == ("cp", 0)
     # One half-move earlier, the same position is simply lost.
-    result = Searcher().search(Position("7k/8/8/8/8/8/8/K2Q4 b - - 60 80"), SearchLimits(depth=6))
+    result = AlphaBetaSearcher().search(Position("7k/8/8/8/8/8/8/K2Q4 b - - 60 80"), SearchLimits(depth=6))
     assert result.score[0] == "mate" or result.score[1] < -500
 
 
 def test_stalemate_and_insufficient_material() -> None:
-    searcher = Searcher()
+    searcher = AlphaBetaSearcher()
     # Qb6 would stalemate; Qb7 mates.
     result = searcher.search(Position("k7/8/2K5/8/8/8/8/1Q6 w - - 0 1"), SearchLimits(depth=6))
     assert result.best_move == "b1b7" and result.score == ("mate", 1)
@@ -215,15 +216,15 @@ def test_quiescence_sees_through_exchanges() -> None:
     has given two rooks for a pawn and a knight.  One capture deep, it looks like a
     free pawn."""
     fen = "3r2k1/5ppp/5n2/3p4/8/8/3R1PPP/3R2K1 w - - 0 1"
-    result = Searcher().search(Position(fen), SearchLimits(depth=1))
+    result = AlphaBetaSearcher().search(Position(fen), SearchLimits(depth=1))
     assert result.best_move != "d2d5"
     # The same pawn undefended is simply taken.
-    result = Searcher().search(Position("6k1/5ppp/8/3p4/8/8/3R1PPP/3R2K1 w - - 0 1"), SearchLimits(depth=1))
+    result = AlphaBetaSearcher().search(Position("6k1/5ppp/8/3p4/8/8/3R1PPP/3R2K1 w - - 0 1"), SearchLimits(depth=1))
     assert result.best_move == "d2d5"
 
 
 def test_always_a_legal_move() -> None:
-    searcher = Searcher(hash_mb=4)
+    searcher = AlphaBetaSearcher(hash_mb=4)
     for fen in random_positions(40, seed=11):
         legal = set(Position(fen).legal_moves())
         for limits in (SearchLimits(depth=1), SearchLimits(nodes=1), SearchLimits(movetime=1)):
@@ -236,7 +237,7 @@ def test_always_a_legal_move() -> None:
 
 
 def test_stopped_at_once_still_answers_legally() -> None:
-    searcher = Searcher()
+    searcher = AlphaBetaSearcher()
     position = Position(REFERENCE_FENS[3])
     searcher.arm()       # the controller announces the search...
     searcher.stop()      # ...and a stop arrives before it starts
@@ -245,7 +246,7 @@ def test_stopped_at_once_still_answers_legally() -> None:
 
 
 def test_a_late_stop_does_not_cut_the_next_search_short() -> None:
-    searcher = Searcher()
+    searcher = AlphaBetaSearcher()
     searcher.search(Position(), SearchLimits(depth=2))
     searcher.stop()      # arrives after that search returned: meant for no search
     result = searcher.search(Position(), SearchLimits(depth=7))
@@ -253,7 +254,7 @@ def test_a_late_stop_does_not_cut_the_next_search_short() -> None:
 
 
 def test_stop_ends_an_infinite_search() -> None:
-    searcher = Searcher()
+    searcher = AlphaBetaSearcher()
     box = {}
     thread = threading.Thread(target=lambda: box.setdefault("r", searcher.search(Position(), SearchLimits(infinite=True))))
     thread.start()
@@ -266,7 +267,7 @@ def test_stop_ends_an_infinite_search() -> None:
 
 
 def test_gil_is_released_while_searching() -> None:
-    searcher = Searcher()
+    searcher = AlphaBetaSearcher()
     done = threading.Event()
 
     def think() -> None:
@@ -285,29 +286,29 @@ def test_gil_is_released_while_searching() -> None:
 
 
 def test_info_reports_each_iteration() -> None:
-    infos = []
-    result = Searcher().search(Position(), SearchLimits(depth=6), infos.append)
-    depths = [i["depth"] for i in infos if "score" in i]
-    assert depths == list(range(1, 7))
-    last = [i for i in infos if "score" in i][-1]
-    assert last["pv"][0] == result.best_move
-    assert last["nodes"] == result.nodes and last["seldepth"] >= 6
+    infos: list[Info] = []
+    result = AlphaBetaSearcher().search(Position(), SearchLimits(depth=6), infos.append)
+    lines = [i for i in infos if isinstance(i, SearchInfo)]
+    assert [i.depth for i in lines] == list(range(1, 7))
+    last = lines[-1]
+    assert last.pv[0] == result.best_move
+    assert last.nodes == result.nodes and last.seldepth >= 6
 
 
 def test_multipv_gives_distinct_lines_best_first() -> None:
-    searcher = Searcher()
+    searcher = AlphaBetaSearcher()
     searcher.multipv = 3
-    infos = []
+    infos: list[Info] = []
     searcher.search(Position(), SearchLimits(depth=5), infos.append)
-    final = [i for i in infos if i.get("depth") == 5 and "score" in i]
-    assert [i["multipv"] for i in final] == [1, 2, 3]
-    assert len({i["pv"][0] for i in final}) == 3
-    scores = [i["score"][1] for i in final]
+    final = [i for i in infos if isinstance(i, SearchInfo) and i.depth == 5]
+    assert [i.multipv for i in final] == [1, 2, 3]
+    assert len({i.pv[0] for i in final}) == 3
+    scores = [i.score[1] for i in final]
     assert scores == sorted(scores, reverse=True)
 
 
 def test_searchmoves_restricts_the_root() -> None:
-    result = Searcher().search(Position(), SearchLimits(depth=4, searchmoves=["a2a3", "h2h3"]))
+    result = AlphaBetaSearcher().search(Position(), SearchLimits(depth=4, searchmoves=["a2a3", "h2h3"]))
     assert result.best_move in ("a2a3", "h2h3")
 
 
@@ -327,7 +328,7 @@ def test_time_budget_never_exceeds_the_clock() -> None:
 
 def test_movetime_is_respected() -> None:
     start = time.perf_counter()
-    result = Searcher().search(Position(), SearchLimits(movetime=300))
+    result = AlphaBetaSearcher().search(Position(), SearchLimits(movetime=300))
     elapsed = time.perf_counter() - start
     assert result.best_move in Position().legal_moves()
     assert elapsed < 2.0      # generous: this checks that the limit is applied, not speed

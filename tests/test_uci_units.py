@@ -9,6 +9,8 @@ import chess
 import pytest
 
 from uci_engine.options import OptionError, build_options, shown
+from search.info import CurrentMove, InfoString, SearchInfo
+from search.limits import MAX_DEPTH
 from uci_engine.output import Output, format_info
 from uci_engine.parsing import CommandError, parse_go, parse_position, parse_setoption
 from uci_engine.protocol import UciEngine
@@ -53,8 +55,8 @@ def test_parse_go() -> None:
     assert go.numbers == {"wtime": 1000, "btime": 0, "winc": 10, "binc": 10, "movestogo": 5}
     assert go.searchmoves == ["e2e4", "d2d4"] and go.ponder and not go.infinite and go.warnings == []
     go = parse_go("depth 0 mate 500 nodes 1_000 perft 3 movetime".split())
-    assert go.numbers == {"depth": 1, "mate": 63} and go.perft == 3
-    assert go.warnings == ["go: depth must be at least 1, not 0; using 1", "go: mate 500 is more than 63; using 63",
+    assert go.numbers == {"depth": 1, "mate": MAX_DEPTH // 2} and go.perft == 3
+    assert go.warnings == ["go: depth must be at least 1, not 0; using 1", f"go: mate 500 is more than {MAX_DEPTH // 2}; using {MAX_DEPTH // 2}",
                            "go: nodes takes a whole number, not '1_000'; ignored", "go: movetime needs a number; ignored"]
 
 
@@ -69,13 +71,17 @@ def test_parse_position() -> None:
 
 
 def test_format_info() -> None:
-    info = {"depth": 5, "seldepth": 9, "multipv": 1, "score": ("mate", -3), "bound": "upperbound",
-            "nodes": 1234, "nps": 56789, "hashfull": 7, "time": 21, "pv": ["e2e4", "e7e5"]}
+    info = SearchInfo(depth=5, seldepth=9, multipv=1, score=("mate", -3), bound="upperbound",
+                      nodes=1234, nps=56789, hashfull=7, time=21, pv=["e2e4", "e7e5"])
     assert format_info(info) == ("info depth 5 seldepth 9 multipv 1 score mate -3 upperbound nodes 1234 "
                                  "nps 56789 hashfull 7 time 21 pv e2e4 e7e5")
-    assert format_info({"currmove": "g1f3", "currmovenumber": 4, "depth": 12}) == \
+    with_tables = SearchInfo(depth=1, seldepth=1, multipv=1, score=("cp", 20000), nodes=1, nps=1000,
+                             hashfull=0, time=1, pv=["a1a2"], tbhits=1, wdl=(1000, 0, 0))
+    assert format_info(with_tables) == ("info depth 1 seldepth 1 multipv 1 score cp 20000 wdl 1000 0 0 nodes 1 "
+                                        "nps 1000 hashfull 0 tbhits 1 time 1 pv a1a2")
+    assert format_info(CurrentMove(depth=12, move="g1f3", number=4)) == \
         "info depth 12 currmove g1f3 currmovenumber 4"
-    assert format_info({"string": "two\nlines"}) == "info string two lines"
+    assert format_info(InfoString("two\nlines")) == "info string two lines"
 
 
 class Session:
@@ -144,7 +150,7 @@ def test_an_unbuildable_searcher_still_answers_go(monkeypatch: pytest.MonkeyPatc
 
 
 def test_mcts_options_reach_the_mcts_searcher() -> None:
-    from search.mcts_engine import DEFAULT_EXPLORATION
+    from search.mcts_searcher import DEFAULT_EXPLORATION
 
     session = Session()
     assert session.engine.options.value("MCTS Exploration") == round(DEFAULT_EXPLORATION * 1000)

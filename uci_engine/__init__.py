@@ -6,7 +6,8 @@ and ``quit`` are served while it thinks.
 """
 
 ENGINE_NAME = "Kestrel"
-ENGINE_VERSION = "0.1.0"
+__version__ = "0.1.0"      # the one home of the version: pyproject.toml reads it
+ENGINE_VERSION = __version__
 ENGINE_AUTHOR = "the Kestrel developers"
 
-__all__ = ["ENGINE_NAME", "ENGINE_VERSION", "ENGINE_AUTHOR"]
+__all__ = ["ENGINE_NAME", "ENGINE_VERSION", "ENGINE_AUTHOR", "__version__"]

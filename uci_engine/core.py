@@ -16,8 +16,8 @@ _modules: Dict[str, Any] = {}
 
 # SearchMode value -> (module, class) of its searcher.
 SEARCHERS: Dict[str, Tuple[str, str]] = {
-    "AlphaBeta": ("search.engine", "Searcher"),
-    "MCTS": ("search.mcts_engine", "MCTSSearcher"),
+    "AlphaBeta": ("search.alphabeta_searcher", "AlphaBetaSearcher"),
+    "MCTS": ("search.mcts_searcher", "MCTSSearcher"),
 }
 
 

@@ -14,9 +14,8 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
 OptionValue = Union[bool, int, str, None]
 Applier = Callable[[Any, Any], None]
 
-# Within what a 64-bit machine can allocate; a failed allocation is reported, not fatal.
-MAX_HASH_MB = 4096
-MAX_MULTIPV = 64
+from search.limits import MAX_HASH_MB, MAX_MULTIPV
+
 MAX_MOVE_OVERHEAD_MS = 5000
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")

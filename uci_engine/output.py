@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import threading
-from typing import Any, BinaryIO, Dict, Iterable
+from typing import BinaryIO, Iterable
+
+from search.info import CurrentMove, Info, InfoString
 
 
 class Output:
@@ -40,32 +42,22 @@ class Output:
             self.line("info string " + part)
 
 
-_NUMBER_KEYS = ("depth", "seldepth", "multipv")
-_COUNTER_KEYS = ("nodes", "nps", "hashfull", "tbhits", "time")
-
-
-def format_info(info: Dict[str, Any]) -> str:
-    """One UCI `info` line from a searcher's report, fields in the order the protocol lists them."""
-    if "string" in info:
-        return "info string " + " ".join(str(info["string"]).split())
-    words = ["info"]
-    for key in _NUMBER_KEYS:
-        if info.get(key) is not None:
-            words += [key, str(int(info[key]))]
-    score = info.get("score")
-    if score is not None:
-        kind, value = score
-        words += ["score", str(kind), str(int(value))]
-        if info.get("bound") in ("lowerbound", "upperbound"):
-            words.append(info["bound"])
-    for key in _COUNTER_KEYS:
-        if info.get(key) is not None:
-            words += [key, str(int(info[key]))]
-    if info.get("currmove"):
-        words += ["currmove", str(info["currmove"])]
-        if info.get("currmovenumber") is not None:
-            words += ["currmovenumber", str(int(info["currmovenumber"]))]
-    pv = info.get("pv")
-    if pv:
-        words += ["pv", *map(str, pv)]
+def format_info(info: Info) -> str:
+    """One UCI `info` line from a searcher's record, fields in the order the protocol lists them."""
+    if isinstance(info, InfoString):
+        return "info string " + " ".join(info.text.split())
+    if isinstance(info, CurrentMove):
+        return f"info depth {info.depth} currmove {info.move} currmovenumber {info.number}"
+    words = ["info", "depth", str(info.depth), "seldepth", str(info.seldepth), "multipv", str(info.multipv),
+             "score", info.score[0], str(info.score[1])]
+    if info.bound is not None:
+        words.append(info.bound)
+    if info.wdl is not None:
+        words += ["wdl", *map(str, info.wdl)]
+    words += ["nodes", str(info.nodes), "nps", str(info.nps), "hashfull", str(info.hashfull)]
+    if info.tbhits is not None:
+        words += ["tbhits", str(info.tbhits)]
+    words += ["time", str(info.time)]
+    if info.pv:
+        words += ["pv", *info.pv]
     return " ".join(words)

@@ -11,10 +11,10 @@ import re
 from dataclasses import dataclass, field
 from typing import Dict, List, Optional, Tuple
 
+from search.limits import MAX_DEPTH
 from uci_engine.options import shown
 
 MAX_MS = 2**31 - 1            # ~24 days: anything longer is as good as no limit, and fits a C int
-MAX_DEPTH = 127               # the searcher's ply limit is 128
 MAX_NODES = 2**63 - 1
 MAX_MOVESTOGO = 10_000
 MAX_PERFT = 15

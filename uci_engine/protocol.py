@@ -188,7 +188,7 @@ class UciEngine:
             self._clear_pending = False
         return searcher
 
-    def _on_info(self, info: Dict[str, Any]) -> None:
+    def _on_info(self, info: Info) -> None:
         """Called by the searcher in its thread; an exception here must not reach the search."""
         try:
             self.out.line(format_info(info))

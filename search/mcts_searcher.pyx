@@ -1,38 +1,35 @@
 """The Python face of the Monte Carlo tree searcher: ``MCTSSearcher``.
 
-It offers the same calls as ``search.engine.Searcher`` (``search``, ``stop``,
-``ponderhit``, ``set_hash``, ``clear``, ``hashfull``, ``multipv``, ``move_overhead``),
-so the UCI loop drives either one; ``exploration``, ``leaf_mode`` and ``seed`` are
-its own.  ``HandTree`` and ``ucb`` expose the pool to tests on hand-made trees;
-``bench`` prints playouts per second in both leaf modes.
+The shape of a search, stop and ponderhit come from ``search.searcher.Searcher``, so
+the UCI loop drives it like the alpha-beta searcher; ``exploration``, ``leaf_mode`` and
+``seed`` are its own.  ``HandTree`` and ``ucb`` expose the pool to tests on hand-made
+trees; ``bench`` prints playouts per second in both leaf modes.
 """
 
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy
-from search.board.types cimport Move, MoveList, MOVE_NONE, MATE, VALUE_INFINITE
+from search.board.types cimport Move, MOVE_NONE, MATE
 from search.board.board cimport Board, move_to_uci, drop_old_history
-from search.board.movegen cimport generate_legal, parse_uci_move
 from search.tt cimport TranspositionTable, tt_resize, tt_free, tt_clear, tt_new_search
 from search.state cimport SearchState
 from search.mcts cimport (
     Node, NodePool, MCTSState, NODE_NONE, PROVEN_UNKNOWN, PROVEN_WIN, PROVEN_LOSS, PROVEN_DRAW,
     LEAF_EVAL, LEAF_PLAYOUT, pool_allocate, pool_free, pool_new_root, pool_alloc, pool_keep_subtree,
-    ucb_score, select_child, backpropagate, backup_minimax, update_proof, propagate_proof, best_child, expand,
+    ucb_score, select_child, backpropagate, backup_minimax, propagate_proof, best_child, expand,
     mcts_search, probability_to_cp,
 )
 from search.board.position cimport Position
-from search.control cimport SearchControl
+from search.control cimport REPORT_FINAL
+from search.timeman cimport TimeBudget
+from search.searcher cimport Searcher
 
 import math
 from typing import Callable, Dict, List, Optional, Tuple
 
-from search.engine import MAX_HASH_MB, MAX_MULTIPV, SearchResult, uci_score
-from search.limits import SearchLimits
-from search.timeman import search_bounds
-
-cdef extern from "clock.h" nogil:
-    int64_t now_ms "kestrel_now_ms"()
+from search.info import InfoString, SearchResult
+from search.limits import MAX_MULTIPV, SearchLimits
+from search.searcher import uci_score
 
 LEAF_MODES = ("eval", "playout")
 # How far back in the game the previous root may lie for its subtree to be kept.
@@ -56,25 +53,20 @@ cdef int node_value(const Node* n):
     return probability_to_cp(n.value_sum / n.visits)
 
 
-cdef class MCTSSearcher:
+cdef class MCTSSearcher(Searcher):
     """UCT with an MCTS-Solver over a node pool sized from the Hash option."""
 
     cdef MCTSState* state
     cdef SearchState* qs
     cdef NodePool pool
     cdef TranspositionTable tt
-    cdef public int multipv
-    cdef public int move_overhead
     cdef public double exploration
     cdef public double minimax_weight
     cdef public int playout_cap
     cdef public bint reuse_tree
     cdef int leaf_code
     cdef int64_t seed_value
-    cdef object on_info
-    cdef SearchControl control
     cdef bint full_reported
-    cdef int hash_mb
     cdef bint tree_valid
     cdef bint root_filtered
     cdef uint64_t root_key
@@ -88,25 +80,21 @@ cdef class MCTSSearcher:
         memset(self.qs, 0, sizeof(SearchState))
         memset(&self.pool, 0, sizeof(NodePool))
         self.tt.entries = NULL
+        self.state.signals = &self.control.signals
+        self.qs.signals = &self.control.signals
 
     def __init__(self, hash_mb: int = 16) -> None:
-        self.multipv = 1
-        self.move_overhead = 50
         self.exploration = DEFAULT_EXPLORATION
         self.minimax_weight = DEFAULT_MINIMAX_WEIGHT
         self.playout_cap = DEFAULT_PLAYOUT_CAP
         self.reuse_tree = True
         self.leaf_code = LEAF_EVAL
         self.seed_value = 0
-        self.control = SearchControl()
-        self.state.signals = &self.control.signals
-        self.qs.signals = &self.control.signals
-        self.on_info = None
         # The quiescence search at the leaves runs with everything on, as in alpha-beta.
         self.qs.config.tt_cutoffs = True
         self.qs.config.quiescence = True
         self.qs.completed_depth = 1     # lets its stop check see only the stop flag
-        self.set_hash(hash_mb)
+        Searcher.__init__(self, hash_mb)
 
     def __dealloc__(self):
         pool_free(&self.pool)
@@ -135,19 +123,14 @@ cdef class MCTSSearcher:
     def seed(self, value: int) -> None:
         self.seed_value = int(value)
 
-    def set_hash(self, megabytes: int) -> None:
-        """Size the node pool (7/8) and the leaves' quiescence table (1/8) from `megabytes`; clears the tree."""
-        mb = max(1, min(int(megabytes), MAX_HASH_MB))
-        tt_mb = max(1, mb // 8)
-        pool_bytes = max(1 << 20, (mb << 20) - (tt_mb << 20))
+    cdef int _resize(self, int megabytes) except -1:
+        """The node pool takes 7/8 of the Hash, the leaves' quiescence table 1/8; clears the tree."""
+        tt_mb = max(1, megabytes // 8)
+        pool_bytes = max(1 << 20, (megabytes << 20) - (tt_mb << 20))
         if pool_allocate(&self.pool, pool_bytes) != 0 or tt_resize(&self.tt, tt_mb) != 0:
-            raise MemoryError(f"cannot allocate a {mb} MB node pool")
-        self.hash_mb = mb
+            raise MemoryError(f"cannot allocate a {megabytes} MB node pool")
         self.tree_valid = False
-
-    @property
-    def hash_size_mb(self) -> int:
-        return self.hash_mb
+        return 0
 
     @property
     def pool_capacity(self) -> int:
@@ -172,19 +155,7 @@ cdef class MCTSSearcher:
             return 0
         return <int>(<uint64_t>self.pool.used * 1000 // self.pool.capacity)
 
-    def arm(self) -> None:
-        """Announce the next search (see Searcher.arm)."""
-        self.control.arm()
-
-    def stop(self) -> None:
-        """Finish the running (or armed) search now; returns at once."""
-        self.control.stop()
-
-    def ponderhit(self) -> None:
-        """The opponent played the expected move: the clock counts from now."""
-        self.control.ponderhit()
-
-    cdef uint32_t _prepare_tree(self, list allowed):
+    cdef uint32_t _prepare_tree(self, list allowed) except? NODE_NONE:
         """The root for this search: the kept subtree of an earlier search if this position
         follows its root within a few plies, else a fresh root with its children."""
         cdef MCTSState* s = self.state
@@ -221,30 +192,16 @@ cdef class MCTSSearcher:
             raise MemoryError("the node pool cannot hold the root's moves")
         return node
 
-    def search(self, Position position not None, limits: Optional[SearchLimits] = None,
-               on_info: Optional[Callable[[Dict], None]] = None) -> SearchResult:
-        """Search `position` within `limits`; blocks until done or stopped."""
+    # ------------------------------------------------------------ one search
+
+    cdef void _no_legal_move(self):
+        self.tree_valid = False
+
+    cdef int _prepare(self, Board* root, list allowed, TimeBudget budget, object limits) except -1:
         cdef MCTSState* s = self.state
         cdef SearchState* qs = self.qs
-        cdef MoveList moves
-        cdef Move m
-        cdef int i
-        if limits is None:
-            limits = SearchLimits()
-        memcpy(&qs.board, position.board, sizeof(Board))
+        memcpy(&qs.board, root, sizeof(Board))
         drop_old_history(&qs.board, 300)
-        generate_legal(&qs.board, &moves)
-        if moves.count == 0:
-            self.tree_valid = False
-            in_check = qs.board.checkers != 0
-            return SearchResult("0000", None, ("mate", 0) if in_check else ("cp", 0), 0, 0, [],
-                                -MATE if in_check else 0)
-        allowed = []
-        for text in limits.searchmoves or []:
-            m = parse_uci_move(&qs.board, str(text))
-            if m != MOVE_NONE and m not in allowed:
-                allowed.append(m)
-
         s.qs = qs
         s.pool = &self.pool
         s.exploration = max(0.0, float(self.exploration))
@@ -260,20 +217,20 @@ cdef class MCTSSearcher:
         self.full_reported = False
         qs.tt = &self.tt
         tt_new_search(&self.tt)
+        s.time = budget
+        s.playout_limit, s.depth_limit, s.mate_limit = limits.fixed_limits()
+        return 0
 
-        bounds = search_bounds(limits, position.turn, self.move_overhead)
-        s.timed, s.soft_ms, s.hard_ms = bounds.timed, bounds.soft_ms, bounds.hard_ms
-        s.playout_limit, s.depth_limit, s.mate_limit = bounds.nodes, bounds.depth, bounds.mate
-        self.on_info = on_info
-        self.control.begin(limits.infinite, limits.ponder)
-        try:
-            with nogil:
-                mcts_search(s)
-        finally:
-            self.control.end()
-            self.on_info = None
+    cdef void _run(self) noexcept nogil:
+        mcts_search(self.state)
+
+    cdef object _finish(self):
+        cdef uint32_t best = best_child(&self.pool, self.state.root)
         self.tree_valid = True
-        return self._result()
+        pv = self._pv_from(best)
+        value = node_value(&self.pool.nodes[best])
+        return SearchResult(pv[0], pv[1] if len(pv) > 1 else None, uci_score(value),
+                            self._average_depth(), self.state.playouts, pv, value)
 
     # ------------------------------------------------------------ results and reports
 
@@ -316,35 +273,21 @@ cdef class MCTSSearcher:
             return 1
         return max(1, int(round(s.depth_sum / s.playouts)))
 
-    def _result(self) -> SearchResult:
-        cdef uint32_t best = best_child(&self.pool, self.state.root)
-        pv = self._pv_from(best)
-        value = node_value(&self.pool.nodes[best])
-        return SearchResult(pv[0], pv[1] if len(pv) > 1 else None, uci_score(value),
-                            self._average_depth(), self.state.playouts, pv, value)
-
-    def _report(self, final: bool) -> None:
-        """Called from the search with the GIL: info dicts for the callback."""
+    def _report(self, int kind, int depth) -> None:
+        """Called from the search with the GIL: a snapshot of the best lines."""
         cdef MCTSState* s = self.state
         cdef uint32_t child
         if self.on_info is None:
             return
         if s.pool_full and not self.full_reported:
             self.full_reported = True
-            self.on_info({"string": "node pool full, tree stops growing"})
-        elapsed = max(0, now_ms() - s.signals.start_ms)
-        nps = s.playouts * 1000 // elapsed if elapsed > 0 else s.playouts * 1000
+            self._emit(InfoString("node pool full, tree stops growing"))
         depth = self._average_depth()
-        hashfull = self.hashfull()
         ranked = self._ranked_root_children()
         for line in range(min(max(1, min(self.multipv, MAX_MULTIPV)), len(ranked))):
             child = ranked[line]
-            self.on_info({
-                "depth": depth, "seldepth": max(depth, s.seldepth), "multipv": line + 1,
-                "score": uci_score(node_value(&self.pool.nodes[child])), "bound": None,
-                "nodes": s.playouts, "nps": nps, "hashfull": hashfull, "time": elapsed,
-                "pv": self._pv_from(child),
-            })
+            self._emit(self._pv_line(depth, s.seldepth, line + 1, node_value(&self.pool.nodes[child]), None,
+                                     s.playouts, self._pv_from(child)))
 
     # ------------------------------------------------------------ inspection
 
@@ -370,7 +313,7 @@ def bench(playouts: int = 20000, out: Callable[[str], None] = print) -> Dict[str
     """Playouts per second in each leaf mode over the bench positions, `playouts` each.
 
     Prints wall-clock and process-CPU rates (the CPU rate is the fair one on a shared
-    machine); returns the CPU rates by mode.  ``python -c "from search.mcts_engine import bench; bench()"``
+    machine); returns the CPU rates by mode.  ``python -c "from search.mcts_searcher import bench; bench()"``
     """
     import time
     from search.bench import BENCH_POSITIONS

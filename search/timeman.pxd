@@ -1,0 +1,38 @@
+# Time management for both searchers: how long to think about one move, and when to stop.
+#
+# The budget is set from `go` with the GIL (set_time_budget); the searches ask the
+# nogil rules below while they run.  Every factor of the rules lives here.
+
+from libc.stdint cimport int64_t
+from search.control cimport SearchSignals
+
+
+cdef struct TimeBudget:
+    bint timed           # the clock bounds this search (a clock or `go movetime`)
+    bint fixed_time      # `go movetime`: use all of it, no early stop
+    int64_t soft_ms      # do not start more work after this (scaled by the searcher's confidence)
+    int64_t hard_ms      # stop at once after this
+
+
+# The budget for this move from `go`'s clocks (an untimed budget when no clock bounds it).
+cdef void set_time_budget(TimeBudget* budget, object limits, bint white_to_move, int move_overhead)
+
+# Milliseconds since the clock of this move started (moved by ponderhit).
+cdef int64_t elapsed_ms(SearchSignals* signals) noexcept nogil
+
+# The hard limit: stop now (never while pondering).
+cdef bint hard_limit_reached(const TimeBudget* budget, SearchSignals* signals) noexcept nogil
+
+# Whether a clock search may end before its hard limit (not for movetime, never while pondering).
+cdef bint may_stop_early(const TimeBudget* budget, SearchSignals* signals) noexcept nogil
+
+# Alpha-beta, after an iteration: is there no time for another one?  `best_move_changes`
+# (decayed by the caller) and `stable_iterations` stretch or shrink the soft budget.
+cdef bint iteration_budget_spent(const TimeBudget* budget, SearchSignals* signals,
+                                 int best_move_changes, int stable_iterations) noexcept nogil
+
+# MCTS, between playouts: is the soft budget spent?
+cdef bint soft_budget_spent(const TimeBudget* budget, SearchSignals* signals) noexcept nogil
+
+# How much more work fits before the soft limit, at the rate `done` took `elapsed` (ms).
+cdef double work_left_in_budget(const TimeBudget* budget, double done, int64_t elapsed) noexcept nogil
