@@ -8,8 +8,8 @@ Note: ``eval.evaluate`` is the function here, not the C module of the same name,
 reached as ``sys.modules["eval.evaluate"]`` or through ``cimport`` from Cython.
 """
 
-from eval.evaluate import current_weights, load_vector, load_weights, weights_as_vector
 from eval.api import TERM_NAMES, bench_evaluate, breakdown, evaluate  # binds eval.evaluate last
+from eval.evaluate import current_weights, load_vector, load_weights, weights_as_vector
 from eval.report import format_breakdown
 from eval.weights import default_weights, weight_names
 

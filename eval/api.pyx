@@ -47,7 +47,7 @@ def bench_evaluate(positions: Sequence[Position], long rounds) -> int:
     """
     cdef int n = len(positions)
     cdef int i
-    cdef long r
+    cdef long _round
     cdef long long total = 0
     cdef const Board** boards = <const Board**>PyMem_Malloc(max(n, 1) * sizeof(Board*))
     if boards == NULL:
@@ -56,7 +56,7 @@ def bench_evaluate(positions: Sequence[Position], long rounds) -> int:
         for i in range(n):
             boards[i] = (<Position?>positions[i]).board
         with nogil:
-            for r in range(rounds):
+            for _round in range(rounds):
                 for i in range(n):
                     total += c_evaluate(boards[i])
     finally:

@@ -9,9 +9,8 @@ from __future__ import annotations
 import sys
 import time
 
-from search.board import Position
-
 from eval import bench_evaluate
+from search.board import Position
 
 BENCH_FENS = (
     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",

@@ -31,4 +31,3 @@ cdef struct EvalTerms:
 
 cdef void evaluate_terms(const Board* b, EvalTerms* terms) noexcept nogil
 cdef int evaluate(const Board* b) noexcept nogil
-cdef int piece_value_mg(int piece_type) noexcept nogil

@@ -259,12 +259,6 @@ cdef int evaluate(const Board* b) noexcept nogil:
     return t.total
 
 
-cdef int piece_value_mg(int piece_type) noexcept nogil:
-    if piece_type < PAWN or piece_type > KING:
-        return 0
-    return W.material_mg[piece_type]
-
-
 # ---------------------------------------------------------------- loading weights
 
 _loaded: Dict[str, Any] = {}

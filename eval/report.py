@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Dict, Tuple, Union
-
-Breakdown = Dict[str, Union[int, Tuple[int, int]]]
+Breakdown = dict[str, int | tuple[int, int]]
 
 
 def format_breakdown(terms: Breakdown) -> str:

@@ -35,13 +35,14 @@ order, with ``weight_names`` naming each entry; that is the form a tuner works o
 from __future__ import annotations
 
 import copy
-from typing import Any, Dict, List, Sequence, Tuple
+from collections.abc import Sequence
+from typing import Any
 
-PIECE_NAMES: Tuple[str, ...] = ("pawn", "knight", "bishop", "rook", "queen", "king")
-MOBILE_PIECES: Tuple[str, ...] = ("knight", "bishop", "rook", "queen")
-MOBILITY_COUNTS: Dict[str, int] = {"knight": 9, "bishop": 14, "rook": 15, "queen": 28}
+PIECE_NAMES: tuple[str, ...] = ("pawn", "knight", "bishop", "rook", "queen", "king")
+MOBILE_PIECES: tuple[str, ...] = ("knight", "bishop", "rook", "queen")
+MOBILITY_COUNTS: dict[str, int] = {"knight": 9, "bishop": 14, "rook": 15, "queen": 28}
 
-Weights = Dict[str, Any]
+Weights = dict[str, Any]
 
 WEIGHTS: Weights = {
     # (mg, eg) per piece.  The king has no material value: it is never traded.
@@ -228,7 +229,7 @@ def default_weights() -> Weights:
     return copy.deepcopy(WEIGHTS)
 
 
-def _walk(node: Any, name: str, out: List[Tuple[str, int]]) -> None:
+def _walk(node: Any, name: str, out: list[tuple[str, int]]) -> None:
     if isinstance(node, dict):
         for key, value in node.items():
             _walk(value, f"{name}.{key}" if name else key, out)
@@ -239,18 +240,18 @@ def _walk(node: Any, name: str, out: List[Tuple[str, int]]) -> None:
         out.append((name, int(node)))
 
 
-def _named_values(weights: Weights) -> List[Tuple[str, int]]:
-    out: List[Tuple[str, int]] = []
+def _named_values(weights: Weights) -> list[tuple[str, int]]:
+    out: list[tuple[str, int]] = []
     _walk(weights, "", out)
     return out
 
 
-def weight_names(weights: Weights = WEIGHTS) -> List[str]:
+def weight_names(weights: Weights = WEIGHTS) -> list[str]:
     """The name of every entry of ``to_vector``, e.g. ``psqt_mg.knight[0][1]``."""
     return [name for name, _ in _named_values(weights)]
 
 
-def to_vector(weights: Weights) -> List[int]:
+def to_vector(weights: Weights) -> list[int]:
     """All weights as one flat list, in the order of ``weight_names``."""
     return [value for _, value in _named_values(weights)]
 
@@ -272,7 +273,7 @@ def from_vector(values: Sequence[int], template: Weights = WEIGHTS) -> Weights:
         position += 1
         return values[position - 1]
 
-    result = fill(template)
+    result: dict[str, Any] = fill(template)
     if position != len(values):
         raise ValueError(f"{len(values)} values for a table of {position} weights")
     return result

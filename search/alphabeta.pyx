@@ -6,16 +6,13 @@ with the GIL at the end of each iteration to print ``info`` lines.
 """
 
 from libc.math cimport log
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int64_t
 from search.board.types cimport (
-    Bitboard, Move, MoveList, MOVE_NONE, MOVE_NULL, MAX_PLY, MATE, MATE_IN_MAX_PLY,
+    Move, MoveList, MOVE_NONE, MOVE_NULL, MAX_PLY, MATE, MATE_IN_MAX_PLY,
     VALUE_INFINITE, VALUE_NONE, VALUE_DRAW, PAWN, KING, NO_PIECE, MOVE_PROMOTE_QUEEN, MOVE_EN_PASSANT,
     move_from, move_to, move_kind, is_promotion, piece_type_of,
 )
-from search.board.board cimport (
-    Board, do_move, undo_move, do_null_move, undo_null_move, is_draw_by_repetition,
-    is_insufficient_material, pieces_of,
-)
+from search.board.board cimport Board, do_move, undo_move, do_null_move, undo_null_move
 from search.board.movegen cimport generate_legal, generate_noisy, has_legal_move
 from search.tt cimport (
     TTEntry, tt_probe, tt_store, tt_new_search, score_to_tt, score_from_tt,

@@ -6,7 +6,7 @@ the shape of a search, stop and ponderhit come from ``search.searcher.Searcher``
 
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.string cimport memset, memcpy
-from search.board.types cimport Move, MoveList, MAX_PLY, MATE, VALUE_INFINITE
+from search.board.types cimport MoveList, VALUE_INFINITE
 from search.board.board cimport Board, move_to_uci, drop_old_history
 from search.board.movegen cimport generate_legal
 from search.tt cimport TranspositionTable, tt_resize, tt_free, tt_clear, tt_hashfull, BOUND_LOWER, BOUND_UPPER

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Callable, List, Optional, Tuple
+from collections.abc import Callable
 
 from search.board.position import Position
 from search.limits import SearchLimits
@@ -17,7 +17,7 @@ from search.limits import SearchLimits
 DEFAULT_DEPTH = 11
 
 # Openings, middlegames with tactics, and endgames, so every part of the search is used.
-BENCH_POSITIONS: List[str] = [
+BENCH_POSITIONS: list[str] = [
     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
     "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 10",
     "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 11",
@@ -37,8 +37,8 @@ BENCH_POSITIONS: List[str] = [
 ]
 
 
-def run_bench(depth: Optional[int] = None, hash_mb: int = 16,
-              out: Callable[[str], None] = print) -> Tuple[int, int]:
+def run_bench(depth: int | None = None, hash_mb: int = 16,
+              out: Callable[[str], None] = print) -> tuple[int, int]:
     """Search every bench position to `depth` with a fresh table; returns (nodes, nps)."""
     from search.alphabeta_searcher import AlphaBetaSearcher
 
@@ -61,7 +61,7 @@ def run_bench(depth: Optional[int] = None, hash_mb: int = 16,
     return total_nodes, nps
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     try:
         depth = int(args[0]) if args else None

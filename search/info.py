@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Literal, Union
+from typing import Literal
 
 # ('cp', centipawns) or ('mate', moves: negative when the side to move is mated).
 Score = tuple[Literal["cp", "mate"], int]
@@ -50,7 +50,7 @@ class InfoString:
     text: str
 
 
-Info = Union[SearchInfo, CurrentMove, InfoString]
+Info = SearchInfo | CurrentMove | InfoString
 InfoCallback = Callable[[Info], None]
 
 

@@ -7,7 +7,6 @@ core and the UCI front alike.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import List, Optional
 
 MAX_HASH_MB = 4096     # transposition table (or MCTS node pool) size
 MAX_MULTIPV = 64       # principal variations reported at once
@@ -18,18 +17,18 @@ MAX_DEPTH = 120        # deepest iteration: the C searchers' MAX_PLY (128) less 
 class SearchLimits:
     """Limits of one search; times in milliseconds, ``None`` where not given."""
 
-    wtime: Optional[int] = None
-    btime: Optional[int] = None
-    winc: Optional[int] = None
-    binc: Optional[int] = None
-    movestogo: Optional[int] = None
-    depth: Optional[int] = None
-    nodes: Optional[int] = None
-    mate: Optional[int] = None      # look for a mate in this many moves
-    movetime: Optional[int] = None
+    wtime: int | None = None
+    btime: int | None = None
+    winc: int | None = None
+    binc: int | None = None
+    movestogo: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    mate: int | None = None      # look for a mate in this many moves
+    movetime: int | None = None
     infinite: bool = False          # search until stop
     ponder: bool = False            # search on the opponent's time until ponderhit or stop
-    searchmoves: List[str] = field(default_factory=list)
+    searchmoves: list[str] = field(default_factory=list)
 
     def fixed_limits(self) -> tuple[int, int, int]:
         """(nodes, depth, mate) as non-negative numbers for the C searchers; 0 means none."""

@@ -342,7 +342,7 @@ cdef double playout_value(MCTSState* s, int ply) noexcept nogil:
     evaluation; the result as a win probability for the side to move at the leaf."""
     cdef Board* b = &s.qs.board
     cdef MoveList moves
-    cdef int k = 0, i, leaf_side = b.side_to_move
+    cdef int k = 0, _undone, leaf_side = b.side_to_move
     cdef double result
     while True:
         if k > 0 and is_draw_by_rule(b, ply + k):
@@ -359,7 +359,7 @@ cdef double playout_value(MCTSState* s, int ply) noexcept nogil:
         k += 1
     if b.side_to_move != leaf_side:
         result = 1.0 - result
-    for i in range(k):
+    for _undone in range(k):
         undo_move(b)
     return result
 
@@ -448,7 +448,7 @@ cdef int iterate(MCTSState* s) noexcept nogil:
     cdef NodePool* p = s.pool
     cdef Board* b = &s.qs.board
     cdef uint32_t node = s.root, child
-    cdef int ply = 0, i
+    cdef int ply = 0, _undone
     cdef double value
     cdef bint proven_now = False
     cdef Node* n
@@ -487,7 +487,7 @@ cdef int iterate(MCTSState* s) noexcept nogil:
     else:
         value = 1.0 - quiescence_value(s, ply)
 
-    for i in range(ply):
+    for _undone in range(ply):
         undo_move(b)
     if s.qs.stopped:
         return -1

@@ -9,7 +9,7 @@ trees; ``bench`` prints playouts per second in both leaf modes.
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy
-from search.board.types cimport Move, MOVE_NONE, MATE
+from search.board.types cimport Move, MATE
 from search.board.board cimport Board, move_to_uci, drop_old_history
 from search.tt cimport TranspositionTable, tt_resize, tt_free, tt_clear, tt_new_search
 from search.state cimport SearchState
@@ -20,7 +20,6 @@ from search.mcts cimport (
     mcts_search, probability_to_cp,
 )
 from search.board.position cimport Position
-from search.control cimport REPORT_FINAL
 from search.timeman cimport TimeBudget
 from search.searcher cimport Searcher
 

@@ -1,7 +1,7 @@
 """Scores for move ordering and the history/killer updates that feed them."""
 
 from search.board.types cimport (
-    Move, MoveList, NO_PIECE, PAWN, KING, MOVE_EN_PASSANT, MOVE_PROMOTE_QUEEN, MOVE_NULL,
+    Move, MoveList, NO_PIECE, PAWN, MOVE_EN_PASSANT, MOVE_PROMOTE_QUEEN, MOVE_NULL,
     move_from, move_to, move_kind, is_promotion, piece_type_of,
 )
 from search.board.board cimport Board

@@ -15,7 +15,7 @@ from search.control cimport SearchControl, wait_until_released
 from search.timeman cimport TimeBudget, set_time_budget, elapsed_ms
 
 from search.info import SearchInfo, SearchResult
-from search.limits import MAX_DEPTH, MAX_HASH_MB, MAX_MULTIPV, SearchLimits
+from search.limits import MAX_DEPTH, MAX_HASH_MB, SearchLimits
 
 if MAX_DEPTH > MAX_PLY - 8:
     raise ImportError(f"search.limits.MAX_DEPTH ({MAX_DEPTH}) must leave the C search room below MAX_PLY ({MAX_PLY})")

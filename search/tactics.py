@@ -12,7 +12,6 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from typing import List, Optional
 
 import chess
 
@@ -21,7 +20,13 @@ from search.board.position import Position
 from search.limits import SearchLimits
 
 
-def run_suite(path: str, movetime_ms: int, hash_mb: int, limit: Optional[int], verbose: bool) -> int:
+def _moves(operand: object) -> set[str]:
+    """The UCI moves of an EPD `bm`/`am` operand (python-chess gives a list of moves)."""
+    if isinstance(operand, list):
+        return {m.uci() for m in operand if isinstance(m, chess.Move)}
+    return set()
+
+def run_suite(path: str, movetime_ms: int, hash_mb: int, limit: int | None, verbose: bool) -> int:
     """Search every position of an EPD file; prints a line per miss and a summary. Returns solved."""
     searcher = AlphaBetaSearcher(hash_mb=hash_mb)
     solved = total = 0
@@ -30,8 +35,8 @@ def run_suite(path: str, movetime_ms: int, hash_mb: int, limit: Optional[int], v
         lines = [line for line in handle if line.strip()]
     for line in lines[:limit]:
         board, ops = chess.Board.from_epd(line)
-        best = {m.uci() for m in ops.get("bm", [])}
-        avoid = {m.uci() for m in ops.get("am", [])}
+        best = _moves(ops.get("bm"))
+        avoid = _moves(ops.get("am"))
         if not best and not avoid:
             continue
         total += 1
@@ -49,7 +54,7 @@ def run_suite(path: str, movetime_ms: int, hash_mb: int, limit: Optional[int], v
     return solved
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("epd", nargs="+", help="EPD files with bm/am operations")
     parser.add_argument("--movetime", type=int, default=1000, help="milliseconds per position")

@@ -6,8 +6,8 @@ Test data that is too large for the repository (perft suites, opening sets) live
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 

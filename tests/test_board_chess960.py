@@ -7,9 +7,9 @@ import random
 
 import chess
 import pytest
+from test_perft import reference_perft
 
 from search.board import Position
-from test_perft import reference_perft
 
 # From the Chess960 perft tables (chessprogramming.org, "Chess960 Perft Results").
 PUBLISHED = [

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Hashable
 from dataclasses import dataclass, field
-from typing import Dict, Hashable, Optional
 
 import chess
 import pytest
@@ -48,9 +48,9 @@ ENDGAME_MATERIAL = [
 @dataclass
 class KeyIndex:
     """Zobrist keys of every position seen, against python-chess's view of its identity."""
-    by_identity: Dict[Hashable, int] = field(default_factory=dict)
-    by_fen: Dict[str, int] = field(default_factory=dict)
-    identity_of_key: Dict[int, Hashable] = field(default_factory=dict)
+    by_identity: dict[Hashable, int] = field(default_factory=dict)
+    by_fen: dict[str, int] = field(default_factory=dict)
+    identity_of_key: dict[int, Hashable] = field(default_factory=dict)
 
     def record(self, board: chess.Board, key: int, context: str) -> None:
         identity = board._transposition_key()
@@ -73,7 +73,7 @@ def context_of(root_fen: str, board: chess.Board) -> str:
     return f"position fen {root_fen} moves {' '.join(m.uci() for m in board.move_stack)}"
 
 
-def expected_outcome(board: chess.Board) -> Optional[str]:
+def expected_outcome(board: chess.Board) -> str | None:
     """Our outcome() convention in python-chess terms: draws by repetition and the
     50-move rule count as claimed."""
     if board.is_checkmate():
@@ -86,7 +86,7 @@ def expected_outcome(board: chess.Board) -> Optional[str]:
 
 
 def check_position(ours: Position, board: chess.Board, root_fen: str, keys: KeyIndex,
-                   stats: Counter) -> Dict[str, str]:
+                   stats: Counter) -> dict[str, str]:
     """Compare everything at one position; return {uci: 'mate', 'stalemate', 'check' or ''}
     for its legal moves."""
     context = context_of(root_fen, board)
@@ -158,7 +158,7 @@ def gives_double_check(board: chess.Board, move: chess.Move) -> bool:
     return double
 
 
-def choose_move(rng: random.Random, board: chess.Board, children: Dict[str, str], plan: Plan) -> chess.Move:
+def choose_move(rng: random.Random, board: chess.Board, children: dict[str, str], plan: Plan) -> chess.Move:
     legal = list(board.legal_moves)
     if plan.shuffle_left == 0 and rng.random() < plan.shuffle_chance:
         plan.shuffle_left = rng.randint(4, 12)
@@ -240,9 +240,9 @@ def random_endgame_fen(rng: random.Random) -> str:
         pieces = ["K", "k"] + list(material)
         board = chess.Board(None)
         squares = rng.sample(chess.SQUARES, len(pieces))
-        if any(p in "Pp" and chess.square_rank(sq) in (0, 7) for p, sq in zip(pieces, squares)):
+        if any(p in "Pp" and chess.square_rank(sq) in (0, 7) for p, sq in zip(pieces, squares, strict=True)):
             continue
-        for letter, square in zip(pieces, squares):
+        for letter, square in zip(pieces, squares, strict=True):
             board.set_piece_at(square, chess.Piece.from_symbol(letter))
         board.turn = rng.random() < 0.5
         board.halfmove_clock = rng.choice([0, 20, 60, 85, 96])

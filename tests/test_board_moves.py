@@ -7,7 +7,7 @@ import random
 import chess
 import pytest
 
-from search.board import Position, STARTING_FEN
+from search.board import STARTING_FEN, Position
 
 CASTLING_FEN = "r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1"
 
@@ -200,7 +200,7 @@ def test_random_transpositions_of_independent_moves() -> None:
         for _ in range(2):
             for side in chosen:
                 rng.shuffle(side)
-            moves = [m for pair in zip(*chosen) for m in pair]
+            moves = [m for pair in zip(*chosen, strict=False) for m in pair]
             position, board = Position(), chess.Board()
             for move in moves:
                 position.push(move)

@@ -8,7 +8,6 @@ a disagreement on some term of some position.
 from __future__ import annotations
 
 import random
-from typing import Dict, List, Tuple
 
 import chess
 import pytest
@@ -21,10 +20,10 @@ from search.board import Position
 TERMS = ("material", "psqt", "mobility", "pawns", "king_safety", "bishop_pair", "rooks", "tempo")
 
 
-def random_boards(games: int, seed: int) -> List[chess.Board]:
+def random_boards(games: int, seed: int) -> list[chess.Board]:
     """Positions from random games: every ply of each game, so material thins out as it goes."""
     rng = random.Random(seed)
-    boards: List[chess.Board] = []
+    boards: list[chess.Board] = []
     for _ in range(games):
         board = chess.Board()
         for _ in range(rng.randint(10, 160)):
@@ -37,7 +36,7 @@ def random_boards(games: int, seed: int) -> List[chess.Board]:
 
 
 @pytest.fixture(scope="module")
-def boards() -> List[chess.Board]:
+def boards() -> list[chess.Board]:
     return random_boards(games=60, seed=2024)
 
 
@@ -45,13 +44,13 @@ def score(fen: str) -> int:
     return evaluate(Position(fen))
 
 
-def terms(fen: str) -> Dict[str, object]:
+def terms(fen: str) -> dict[str, object]:
     return breakdown(Position(fen))
 
 
 # ---------------------------------------------------------------- the reference evaluation
 
-def reference_breakdown(board: chess.Board, w: dict = WEIGHTS) -> Dict[str, object]:
+def reference_breakdown(board: chess.Board, w: dict = WEIGHTS) -> dict[str, object]:
     """Every term recomputed from the weight table, one square at a time."""
     acc = {name: [0, 0] for name in TERMS}
 
@@ -112,7 +111,7 @@ def reference_breakdown(board: chess.Board, w: dict = WEIGHTS) -> Dict[str, obje
         files = [chess.square_file(p) for p in own_pawns]
         for pawn in own_pawns:
             f, r = chess.square_file(pawn), chess.square_rank(pawn)
-            ahead = (lambda rank: rank > r) if colour == chess.WHITE else (lambda rank: rank < r)
+            ahead = (lambda rank, r=r: rank > r) if colour == chess.WHITE else (lambda rank, r=r: rank < r)
             stopped = any(abs(chess.square_file(e) - f) <= 1 and ahead(chess.square_rank(e))
                           for e in enemy_pawns)
             behind_own = any(chess.square_file(o) == f and ahead(chess.square_rank(o))
@@ -135,20 +134,20 @@ def reference_breakdown(board: chess.Board, w: dict = WEIGHTS) -> Dict[str, obje
     total = abs(blended) // 24 * (1 if blended >= 0 else -1)   # truncation toward zero, as in C
     if board.turn == chess.BLACK:
         total = -total
-    result: Dict[str, object] = {name: tuple(v) for name, v in acc.items()}
+    result: dict[str, object] = {name: tuple(v) for name, v in acc.items()}
     result["phase"] = phase
     result["total"] = max(-20000, min(20000, total))
     return result
 
 
-def test_matches_the_reference_term_by_term(boards: List[chess.Board]) -> None:
+def test_matches_the_reference_term_by_term(boards: list[chess.Board]) -> None:
     for board in boards[::8]:
         assert breakdown(Position(board.fen())) == reference_breakdown(board), board.fen()
 
 
 # ---------------------------------------------------------------- symmetry and consistency
 
-def test_colour_mirrored_positions_score_the_same(boards: List[chess.Board]) -> None:
+def test_colour_mirrored_positions_score_the_same(boards: list[chess.Board]) -> None:
     assert len(boards) > 2000
     for board in boards:
         mirrored = board.mirror()
@@ -156,7 +155,7 @@ def test_colour_mirrored_positions_score_the_same(boards: List[chess.Board]) -> 
         assert evaluate(original) == evaluate(twin), board.fen()
 
 
-def test_mirrored_terms_are_negated(boards: List[chess.Board]) -> None:
+def test_mirrored_terms_are_negated(boards: list[chess.Board]) -> None:
     for board in boards[::5]:
         a, b = breakdown(Position(board.fen())), breakdown(Position(board.mirror().fen()))
         for name in TERMS:
@@ -164,7 +163,7 @@ def test_mirrored_terms_are_negated(boards: List[chess.Board]) -> None:
         assert a["phase"] == b["phase"]
 
 
-def test_breakdown_total_is_evaluate_and_c_path_agrees(boards: List[chess.Board]) -> None:
+def test_breakdown_total_is_evaluate_and_c_path_agrees(boards: list[chess.Board]) -> None:
     positions = [Position(board.fen()) for board in boards[::3]]
     for position in positions:
         value = evaluate(position)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import chess
 import pytest
 
-from search.board import Position, STARTING_FEN
+from search.board import STARTING_FEN, Position
 
 START_PLACEMENT = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR"
 

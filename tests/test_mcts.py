@@ -6,16 +6,15 @@ from __future__ import annotations
 import math
 import threading
 import time
-from typing import Dict, List
 
 import chess
 import pytest
+from search.alphabeta_searcher import AlphaBetaSearcher
+from search.mcts_searcher import HandTree, MCTSSearcher, bench, ucb
 
 from search.board import Position
-from search.alphabeta_searcher import AlphaBetaSearcher
 from search.info import Info, InfoString, SearchInfo
 from search.limits import SearchLimits
-from search.mcts_searcher import HandTree, MCTSSearcher, bench, ucb
 
 MATE_IN_1 = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"                                        # Ra8#
 MATE_IN_2 = "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1"             # Nf6+ gxf6 Bxf7#
@@ -108,7 +107,7 @@ def test_mate_in_one(mode: str, seed: int) -> None:
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("seed", [1, 7, 12345])
 def test_mate_in_two_is_proven_and_reported(mode: str, seed: int) -> None:
-    reports: List[Info] = []
+    reports: list[Info] = []
     result = searcher(mode, seed).search(Position(MATE_IN_2), SearchLimits(nodes=50000), reports.append)
     assert result.best_move == "d5f6"
     assert result.score == ("mate", 2)
@@ -149,7 +148,7 @@ def test_pool_never_grows_past_its_limit() -> None:
     s = searcher(hash_mb=1)
     capacity = s.pool_capacity
     assert 0 < capacity <= (1 << 20) // 32
-    reports: List[Info] = []
+    reports: list[Info] = []
     result = s.search(Position(MIDDLEGAME), SearchLimits(nodes=60000), reports.append)
     assert s.pool_used <= capacity
     assert result.nodes == 60000        # the search goes on, without growing
@@ -190,12 +189,12 @@ def test_same_seed_same_search() -> None:
 def test_reports_match_the_alpha_beta_searcher() -> None:
     s = searcher()
     s.multipv = 3
-    reports: List[Info] = []
+    reports: list[Info] = []
     s.search(Position(MIDDLEGAME), SearchLimits(nodes=5000), reports.append)
     lines = [r for r in reports if isinstance(r, SearchInfo)]
     assert [r.multipv for r in lines[-3:]] == [1, 2, 3]
     assert len({r.pv[0] for r in lines[-3:]}) == 3
-    alpha_beta: List[Info] = []
+    alpha_beta: list[Info] = []
     AlphaBetaSearcher().search(Position(MIDDLEGAME), SearchLimits(depth=2), alpha_beta.append)
     # Both searchers report through the same record type.
     assert type(lines[-1]) is type(alpha_beta[-1])
@@ -324,7 +323,7 @@ def test_depth_limit_ends_even_when_the_tree_cannot_grow() -> None:
 
 
 def test_bench_reports_both_leaf_modes() -> None:
-    lines: List[str] = []
+    lines: list[str] = []
     rates = bench(200, lines.append)
     assert set(rates) == {"eval", "playout"} and all(rate > 0 for rate in rates.values())
     assert len(lines) == 2

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Dict, List, Tuple
-
 import chess
 import pytest
-
 from conftest import SHARED_DATA, shared_data_path
+
 from search.board import Position
 
 SUITE_NAME = "perftsuite.epd"
@@ -15,7 +13,7 @@ SUITE_SIZE = 126
 # Depths whose published count is at most this many leaves are checked in the test run.
 MAX_LEAVES = 2_000_000
 
-Entry = Tuple[str, List[Tuple[int, int]]]
+Entry = tuple[str, list[tuple[int, int]]]
 
 
 def parse_suite_line(line: str) -> Entry:
@@ -29,7 +27,7 @@ def parse_suite_line(line: str) -> Entry:
     return fields[0].strip(), counts
 
 
-def load_suite() -> List[Entry]:
+def load_suite() -> list[Entry]:
     with open(shared_data_path(SUITE_NAME)) as handle:
         return [parse_suite_line(line) for line in handle if line.strip()]
 
@@ -78,7 +76,7 @@ def reference_perft(board: chess.Board, depth: int) -> int:
     return nodes
 
 
-def reference_divide(board: chess.Board, depth: int) -> Dict[str, int]:
+def reference_divide(board: chess.Board, depth: int) -> dict[str, int]:
     result = {}
     for move in list(board.legal_moves):
         board.push(move)

@@ -6,23 +6,22 @@ from __future__ import annotations
 import random
 import threading
 import time
-from typing import List
 
 import chess
 import pytest
-
-from search.board import Position
 from search.alphabeta_searcher import AlphaBetaSearcher
-from search.info import Info, SearchInfo
-from search.limits import SearchLimits
 from search.reference import alphabeta_value, minimax_value
 from search.timeman import time_budget
 
+from search.board import Position
+from search.info import Info, SearchInfo
+from search.limits import SearchLimits
 
-def random_positions(count: int, seed: int, min_plies: int = 4, max_plies: int = 70) -> List[str]:
+
+def random_positions(count: int, seed: int, min_plies: int = 4, max_plies: int = 70) -> list[str]:
     """FENs reached by random play from the start (games not yet over)."""
     rng = random.Random(seed)
-    fens: List[str] = []
+    fens: list[str] = []
     while len(fens) < count:
         board = chess.Board()
         for _ in range(rng.randint(min_plies, max_plies)):
@@ -144,7 +143,7 @@ def test_never_allows_a_mate_in_one_it_could_avoid() -> None:
     for fen in random_positions(600, seed=7, min_plies=20, max_plies=120):
         board = chess.Board(fen)
 
-        def allows_mate(move: chess.Move) -> bool:
+        def allows_mate(move: chess.Move, board: chess.Board = board) -> bool:
             board.push(move)
             try:
                 for reply in list(board.legal_moves):
@@ -256,7 +255,8 @@ def test_a_late_stop_does_not_cut_the_next_search_short() -> None:
 def test_stop_ends_an_infinite_search() -> None:
     searcher = AlphaBetaSearcher()
     box = {}
-    thread = threading.Thread(target=lambda: box.setdefault("r", searcher.search(Position(), SearchLimits(infinite=True))))
+    thread = threading.Thread(
+        target=lambda: box.setdefault("r", searcher.search(Position(), SearchLimits(infinite=True))))
     thread.start()
     time.sleep(0.3)
     assert thread.is_alive()          # infinite: it waits for stop

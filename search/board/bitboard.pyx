@@ -7,7 +7,7 @@ and searched for again if it does not fit.
 """
 
 from libc.stdint cimport uint64_t
-from search.board.types cimport Bitboard, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING
+from search.board.types cimport Bitboard, PAWN, KNIGHT, BISHOP, ROOK, QUEEN
 
 FILE_A = 0x0101010101010101
 FILE_H = FILE_A << 7
@@ -170,7 +170,6 @@ cdef void init_tables() noexcept nogil:
     cdef int knight_deltas[16]
     cdef int king_deltas[16]
     cdef int i, a, b
-    cdef int kd[16]
     knight_deltas[:] = [1, 2, 2, 1, 2, -1, 1, -2, -1, -2, -2, -1, -2, 1, -1, 2]
     king_deltas[:] = [1, 0, 1, 1, 0, 1, -1, 1, -1, 0, -1, -1, 0, -1, 1, -1]
     for i in range(64):

@@ -7,8 +7,7 @@ hold the GIL: they run once per ``position`` command, never inside a search.
 from libc.string cimport memset, memmove
 from search.board.types cimport (
     Bitboard, Move, WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, NO_PIECE,
-    NO_SQUARE, WHITE_OO, WHITE_OOO, BLACK_OO, BLACK_OOO, MOVE_NONE, MOVE_NULL,
-    MOVE_EN_PASSANT, MOVE_CASTLING, MAX_GAME_PLY,
+    NO_SQUARE, MOVE_NONE, MOVE_NULL, MOVE_EN_PASSANT, MOVE_CASTLING,
     make_piece, piece_type_of, colour_of, rank_of, file_of,
     move_from, move_to, move_kind, is_promotion,
 )
@@ -505,7 +504,8 @@ cdef int set_fen(Board* b, str fen, bint chess960=False) except -1:
 
     if attackers_to(&tmp, king_square(&tmp, 1 - tmp.side_to_move), tmp.occupied) & tmp.by_colour[tmp.side_to_move]:
         raise ValueError("the side not to move is in check")
-    tmp.checkers = attackers_to(&tmp, king_square(&tmp, tmp.side_to_move), tmp.occupied) & tmp.by_colour[1 - tmp.side_to_move]
+    tmp.checkers = (attackers_to(&tmp, king_square(&tmp, tmp.side_to_move), tmp.occupied)
+                    & tmp.by_colour[1 - tmp.side_to_move])
     if popcount(tmp.checkers) > 2:
         raise ValueError("the side to move is in check from more than two pieces")
     tmp.plies_from_null = tmp.halfmove_clock

@@ -7,7 +7,7 @@ pin, and in check every move must capture the checker or block its line.
 """
 
 from search.board.types cimport (
-    Bitboard, Move, MoveList, WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
+    Bitboard, Move, MoveList, WHITE, PAWN, KNIGHT, BISHOP, ROOK, QUEEN,
     NO_SQUARE, MOVE_NORMAL, MOVE_PROMOTE_KNIGHT, MOVE_PROMOTE_QUEEN, MOVE_EN_PASSANT,
     MOVE_CASTLING, MOVE_NONE, make_move, rank_of,
 )

@@ -11,7 +11,7 @@ import argparse
 import os
 import sys
 import time
-from typing import Iterator, List, Tuple
+from collections.abc import Iterator
 
 from search.board import Position
 
@@ -23,7 +23,7 @@ SPEED_CASES = [
 DEFAULT_SUITE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "shared", "data", "perftsuite.epd")
 
 
-def read_suite(path: str) -> Iterator[Tuple[str, List[Tuple[int, int]]]]:
+def read_suite(path: str) -> Iterator[tuple[str, list[tuple[int, int]]]]:
     """Yield (fen, [(depth, expected leaves), ...]) for each line of a perft EPD file."""
     with open(path) as handle:
         for line in handle:
@@ -45,8 +45,9 @@ def run_speed() -> bool:
         nodes = position.perft(depth)
         seconds = time.perf_counter() - start
         ok &= nodes == expected
+        verdict = "OK" if nodes == expected else f"WRONG, expected {expected:,d}"
         print(f"{name:9s} perft {depth}: {nodes:>11,d} leaves in {seconds:6.3f} s = "
-              f"{nodes / seconds / 1e6:7.1f} M leaves/s  {'OK' if nodes == expected else f'WRONG, expected {expected:,d}'}")
+              f"{nodes / seconds / 1e6:7.1f} M leaves/s  {verdict}")
     return ok
 
 
@@ -70,7 +71,7 @@ def run_suite(path: str, max_leaves: int) -> bool:
     return failed == 0
 
 
-def main(argv: List[str] | None = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--suite", default=DEFAULT_SUITE, help="perft EPD file")
     parser.add_argument("--max-leaves", type=int, default=10**12, help="skip counts larger than this")

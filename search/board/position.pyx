@@ -19,7 +19,7 @@ from search.board.perft cimport perft as c_perft
 
 from typing import Dict, List, Optional
 
-STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+from search.board.board import STARTING_FEN
 
 # Room kept for the search path on top of the game's history.
 cdef int GAME_HISTORY_LIMIT = MAX_GAME_PLY - 256
@@ -197,4 +197,3 @@ cdef class Position:
         """The piece letter on a square (0 = a1 ... 63 = h8), None when empty."""
         cdef int piece = self.board.squares[square & 63]
         return None if piece == NO_PIECE else "PNBRQKpnbrqk"[piece]
-

@@ -1,7 +1,7 @@
 """Static exchange evaluation by the swap-list method."""
 
 from search.board.types cimport (
-    Bitboard, Move, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, NO_PIECE, WHITE,
+    Bitboard, Move, PAWN, BISHOP, ROOK, QUEEN, KING, NO_PIECE, WHITE,
     MOVE_CASTLING, MOVE_EN_PASSANT, move_from, move_to, move_kind, is_promotion, piece_type_of,
 )
 from search.board.bitboard cimport lsb, square_bb, rook_attacks, bishop_attacks

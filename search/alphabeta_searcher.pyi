@@ -1,0 +1,11 @@
+"""Type stub of the compiled module search.alphabeta_searcher (see alphabeta_searcher.pyx)."""
+
+from search.searcher import Searcher
+
+class AlphaBetaSearcher(Searcher):
+    """Iterative-deepening PVS with a transposition table."""
+
+    def configure(self, tt_cutoffs: bool = True, null_move: bool = True, late_move_reductions: bool = True,
+                  internal_reduction: bool = True, reverse_futility: bool = True, futility: bool = True,
+                  late_move_pruning: bool = True, see_pruning: bool = True, check_extension: bool = True,
+                  quiescence: bool = True, aspiration: bool = True) -> None: ...

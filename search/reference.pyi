@@ -1,0 +1,6 @@
+"""Type stub of the compiled module search.reference (see reference.pyx)."""
+
+from search.board.position import Position
+
+def minimax_value(position: Position, depth: int) -> tuple[int, int]: ...
+def alphabeta_value(position: Position, depth: int) -> tuple[int, int]: ...
