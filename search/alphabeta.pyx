@@ -15,7 +15,7 @@ from search.board.types cimport (
 from search.board.board cimport Board, do_move, undo_move, do_null_move, undo_null_move
 from search.board.movegen cimport generate_legal, generate_noisy, has_legal_move
 from search.tt cimport (
-    TTEntry, tt_probe, tt_store, tt_new_search, score_to_tt, score_from_tt,
+    TTEntry, tt_probe, tt_store, score_to_tt, score_from_tt,
     BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT,
 )
 from search.ordering cimport score_moves, score_captures, pick_next, is_capture, update_quiet_stats
@@ -450,7 +450,6 @@ cdef void iterative_deepening(SearchState* s) noexcept nogil:
     cdef Move last_best = MOVE_NONE
     cdef int stable_iterations = 0
 
-    tt_new_search(s.tt)
     s.nodes = 0
     s.completed_depth = 0
     s.stopped = False
@@ -465,7 +464,9 @@ cdef void iterative_deepening(SearchState* s) noexcept nogil:
     if s.root_count == 0:
         max_depth = 0
 
-    for depth in range(1, max_depth + 1):
+    # Lazy SMP: helper threads of odd index search one ply deeper than the main thread,
+    # so the threads fill the shared table with different trees.
+    for depth in range(1 + (s.thread_index & 1), max_depth + 1):
         for i in range(s.root_count):
             s.root_moves[i].previous_score = s.root_moves[i].score
         for pv in range(lines):

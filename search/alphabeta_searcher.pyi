@@ -3,8 +3,11 @@
 from search.searcher import Searcher
 
 class AlphaBetaSearcher(Searcher):
-    """Iterative-deepening PVS with a transposition table."""
+    """Iterative-deepening PVS with a transposition table; Lazy SMP with threads > 1."""
 
+    threads: int
+
+    def __init__(self, hash_mb: int = 16, threads: int = 1) -> None: ...
     def configure(self, tt_cutoffs: bool = True, null_move: bool = True, late_move_reductions: bool = True,
                   internal_reduction: bool = True, reverse_futility: bool = True, futility: bool = True,
                   late_move_pruning: bool = True, see_pruning: bool = True, check_extension: bool = True,

@@ -2,46 +2,119 @@
 
 Iterative-deepening PVS (search/alphabeta.pyx) over a private copy of the position;
 the shape of a search, stop and ponderhit come from ``search.searcher.Searcher``.
+
+With ``threads`` > 1 it is a Lazy SMP search: helper threads search the same root
+with their own state (stacks, histories) and share the transposition table, whose
+slots are safe to read while another thread writes (tt.pxd).  Every thread runs
+without the GIL; the main thread reports and decides the move.
 """
+
+import threading
 
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.string cimport memset, memcpy
+from libc.stdint cimport int64_t
 from search.board.types cimport MoveList, VALUE_INFINITE
 from search.board.board cimport Board, move_to_uci, drop_old_history
 from search.board.movegen cimport generate_legal
-from search.tt cimport TranspositionTable, tt_resize, tt_free, tt_clear, tt_hashfull, BOUND_LOWER, BOUND_UPPER
+from search.tt cimport (
+    TranspositionTable, tt_resize, tt_free, tt_clear, tt_hashfull, tt_new_search, BOUND_LOWER, BOUND_UPPER,
+)
 from search.state cimport SearchState, RootMove
 from search.alphabeta cimport iterative_deepening
-from search.control cimport REPORT_CURRMOVE
+from search.control cimport SearchSignals, REPORT_CURRMOVE
 from search.timeman cimport TimeBudget
 from search.searcher cimport Searcher
 
 from search.info import CurrentMove, SearchResult
-from search.limits import MAX_DEPTH, MAX_MULTIPV
+from search.limits import MAX_DEPTH, MAX_MULTIPV, MAX_THREADS
+
+cdef extern from "clock.h" nogil:
+    int64_t now_ms "kestrel_now_ms"()
+    void store_flag "kestrel_store_flag"(int* flag, int value)
+
+
+cdef SearchState* new_state() except NULL:
+    cdef SearchState* state = <SearchState*>PyMem_Malloc(sizeof(SearchState))
+    if state == NULL:
+        raise MemoryError("cannot allocate a search thread's state")
+    memset(state, 0, sizeof(SearchState))
+    return state
+
+
+cdef void clear_learning(SearchState* s) noexcept nogil:
+    """Forget what a thread learnt across searches (history, killers, counter moves)."""
+    memset(s.history, 0, sizeof(s.history))
+    memset(s.killers, 0, sizeof(s.killers))
+    memset(s.counter_moves, 0, sizeof(s.counter_moves))
 from search.searcher import uci_score
 
 
 cdef class AlphaBetaSearcher(Searcher):
     """Iterative-deepening PVS with a transposition table, over a private copy of the position."""
 
-    cdef SearchState* state
+    cdef SearchState* state              # the main thread's
+    cdef SearchState** helpers           # threads - 1 helper states
+    cdef int helper_count
+    cdef SearchSignals helper_signals    # the helpers stop when the main thread is done
+    cdef list helper_threads
     cdef TranspositionTable tt
 
     def __cinit__(self, *args, **kwargs):
-        self.state = <SearchState*>PyMem_Malloc(sizeof(SearchState))
-        if self.state == NULL:
-            raise MemoryError()
-        memset(self.state, 0, sizeof(SearchState))
+        self.state = new_state()
         self.state.signals = &self.control.signals
+        self.helpers = NULL
+        self.helper_count = 0
+        memset(&self.helper_signals, 0, sizeof(SearchSignals))
+        self.helper_threads = []
         self.tt.entries = NULL
 
-    def __init__(self, hash_mb: int = 16) -> None:
+    def __init__(self, hash_mb: int = 16, threads: int = 1) -> None:
         self.configure()
         Searcher.__init__(self, hash_mb)
+        self.threads = threads
 
     def __dealloc__(self):
+        self._free_helpers()
         tt_free(&self.tt)
         PyMem_Free(self.state)
+
+    cdef void _free_helpers(self):
+        cdef int i
+        for i in range(self.helper_count):
+            PyMem_Free(self.helpers[i])
+        PyMem_Free(self.helpers)
+        self.helpers = NULL
+        self.helper_count = 0
+
+    @property
+    def threads(self) -> int:
+        """Search threads (1..MAX_THREADS): the main one and its Lazy SMP helpers."""
+        return self.helper_count + 1
+
+    @threads.setter
+    def threads(self, value: int) -> None:
+        cdef int count = int(value)
+        cdef int i
+        if not 1 <= count <= MAX_THREADS:
+            raise ValueError(f"threads must be from 1 to {MAX_THREADS}, not {value}")
+        if count - 1 == self.helper_count:
+            return
+        self._free_helpers()
+        if count > 1:
+            self.helpers = <SearchState**>PyMem_Malloc((count - 1) * sizeof(SearchState*))
+            if self.helpers == NULL:
+                raise MemoryError("cannot allocate the search threads")
+            for i in range(count - 1):
+                self.helpers[i] = NULL
+            try:
+                for i in range(count - 1):
+                    self.helpers[i] = new_state()
+                    self.helper_count = i + 1
+                    self.helpers[i].config = self.state.config
+            except MemoryError:
+                self._free_helpers()
+                raise
 
     cdef int _resize(self, int megabytes) except -1:
         if tt_resize(&self.tt, megabytes) != 0:
@@ -50,10 +123,11 @@ cdef class AlphaBetaSearcher(Searcher):
 
     def clear(self) -> None:
         """Forget everything learnt: hash table, history, killers (for ucinewgame)."""
+        cdef int i
         tt_clear(&self.tt)
-        memset(self.state.history, 0, sizeof(self.state.history))
-        memset(self.state.killers, 0, sizeof(self.state.killers))
-        memset(self.state.counter_moves, 0, sizeof(self.state.counter_moves))
+        clear_learning(self.state)
+        for i in range(self.helper_count):
+            clear_learning(self.helpers[i])
 
     def configure(self, tt_cutoffs: bool = True, null_move: bool = True, late_move_reductions: bool = True,
                   internal_reduction: bool = True, reverse_futility: bool = True, futility: bool = True,
@@ -71,6 +145,8 @@ cdef class AlphaBetaSearcher(Searcher):
         self.state.config.check_extension = check_extension
         self.state.config.quiescence = quiescence
         self.state.config.aspiration = aspiration
+        for i in range(self.helper_count):
+            self.helpers[i].config = self.state.config
 
     def hashfull(self) -> int:
         return tt_hashfull(&self.tt)
@@ -105,22 +181,76 @@ cdef class AlphaBetaSearcher(Searcher):
         s.tt = &self.tt
         s.reporter = <void*>self
         s.last_currmove_report_ms = 0
+        tt_new_search(&self.tt)
+        self._start_helpers()
         return 0
+
+    cdef void _start_helpers(self):
+        """Give every helper the main thread's root and limits (no clock: the main thread
+        stops them), then start their threads; they run until the main thread is done."""
+        cdef SearchState* s = self.state
+        cdef SearchState* h
+        cdef int i
+        self.helper_signals.stop_requested = 0
+        self.helper_signals.start_ms = now_ms()
+        self.helper_threads = []
+        for i in range(self.helper_count):
+            h = self.helpers[i]
+            memcpy(&h.board, &s.board, sizeof(s.board))
+            memset(h.killers, 0, sizeof(h.killers))
+            memset(h.move_stack, 0, sizeof(h.move_stack))
+            memcpy(h.root_moves, s.root_moves, s.root_count * sizeof(RootMove))
+            h.root_count = s.root_count
+            h.multipv = 1
+            h.time.timed = False
+            h.node_limit = 0
+            h.depth_limit, h.mate_limit = s.depth_limit, s.mate_limit
+            h.tt = &self.tt
+            h.signals = &self.helper_signals
+            h.reporter = NULL
+            h.thread_index = i + 1
+            thread = threading.Thread(target=self._helper_main, args=(i,), name=f"kestrel-helper-{i + 1}",
+                                      daemon=True)
+            thread.start()
+            self.helper_threads.append(thread)
+
+    def _helper_main(self, int index) -> None:
+        with nogil:
+            iterative_deepening(self.helpers[index])
 
     cdef void _run(self) noexcept nogil:
         iterative_deepening(self.state)
+        store_flag(&self.helper_signals.stop_requested, 1)
 
-    cdef list _pv_of(self, int index):
-        cdef RootMove* rm = &self.state.root_moves[index]
+    cdef list _pv_of(self, SearchState* s, int index=0):
+        cdef RootMove* rm = &s.root_moves[index]
         # Moves are printed against the board they are played on (castling notation).
-        return [move_to_uci(&self.state.board, rm.pv[i]) for i in range(rm.pv_length)]
+        return [move_to_uci(&s.board, rm.pv[i]) for i in range(rm.pv_length)]
+
+    cdef unsigned long long _total_nodes(self):
+        cdef unsigned long long total = self.state.nodes
+        cdef int i
+        for i in range(self.helper_count):
+            total += self.helpers[i].nodes
+        return total
 
     cdef object _finish(self):
         cdef SearchState* s = self.state
-        pv = self._pv_of(0)
+        cdef SearchState* h
+        cdef int i
+        for thread in self.helper_threads:
+            thread.join()
+        self.helper_threads = []
+        # A helper that completed a deeper iteration without a worse score knows more.
+        for i in range(self.helper_count):
+            h = self.helpers[i]
+            if (h.completed_depth > s.completed_depth and h.root_moves[0].score > -VALUE_INFINITE
+                    and h.root_moves[0].score >= s.root_moves[0].score):
+                s = h
+        pv = self._pv_of(s)
         score = s.root_moves[0].score if s.root_moves[0].score > -VALUE_INFINITE else 0
         return SearchResult(pv[0], pv[1] if len(pv) > 1 else None, uci_score(score),
-                            s.completed_depth, s.nodes, pv, score)
+                            s.completed_depth, self._total_nodes(), pv, score)
 
     def _report(self, int kind, int depth) -> None:
         """Called from the search with the GIL: the records of this iteration (or the current move)."""
@@ -138,4 +268,5 @@ cdef class AlphaBetaSearcher(Searcher):
             if rm.score == -VALUE_INFINITE:
                 continue
             bound = "lowerbound" if rm.bound == BOUND_LOWER else ("upperbound" if rm.bound == BOUND_UPPER else None)
-            self._emit(self._pv_line(depth, rm.seldepth, i + 1, rm.score, bound, s.nodes, self._pv_of(i)))
+            self._emit(self._pv_line(depth, rm.seldepth, i + 1, rm.score, bound, self._total_nodes(),
+                                     self._pv_of(s, i)))

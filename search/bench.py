@@ -2,7 +2,9 @@
 
 The total node count is a signature of the search: it changes only when the
 search changes.  Nodes per second is the speed figure.  Run it as
-``kestrel bench [depth]``, ``bench`` in UCI, or ``python -m search.bench``.
+``kestrel bench [depth [threads]]``, ``bench`` in UCI, or ``python -m search.bench``.
+The signature is that of one thread; with more threads (Lazy SMP) the node count
+varies from run to run and only nodes per second is a figure.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import time
 from collections.abc import Callable
 
 from search.board.position import Position
-from search.limits import SearchLimits
+from search.limits import MAX_THREADS, SearchLimits
 
 DEFAULT_DEPTH = 11
 
@@ -38,12 +40,12 @@ BENCH_POSITIONS: list[str] = [
 
 
 def run_bench(depth: int | None = None, hash_mb: int = 16,
-              out: Callable[[str], None] = print) -> tuple[int, int]:
+              out: Callable[[str], None] = print, threads: int = 1) -> tuple[int, int]:
     """Search every bench position to `depth` with a fresh table; returns (nodes, nps)."""
     from search.alphabeta_searcher import AlphaBetaSearcher
 
     depth = DEFAULT_DEPTH if depth is None or depth < 1 else int(depth)
-    searcher = AlphaBetaSearcher(hash_mb=hash_mb)
+    searcher = AlphaBetaSearcher(hash_mb=hash_mb, threads=threads)
     total_nodes = 0
     start = time.perf_counter()
     for index, fen in enumerate(BENCH_POSITIONS, 1):
@@ -58,6 +60,8 @@ def run_bench(depth: int | None = None, hash_mb: int = 16,
     out(f"Total time (ms) : {int(seconds * 1000)}")
     out(f"Nodes searched  : {total_nodes}")
     out(f"Nodes/second    : {nps}")
+    if threads > 1:
+        out(f"Threads         : {threads}")
     return total_nodes, nps
 
 
@@ -65,10 +69,14 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     try:
         depth = int(args[0]) if args else None
+        threads = int(args[1]) if len(args) > 1 else 1
     except ValueError:
-        print(f"bench: depth must be a whole number, not {args[0]!r}", file=sys.stderr)
+        print(f"bench: depth and threads must be whole numbers, not {' '.join(args)!r}", file=sys.stderr)
         return 2
-    run_bench(depth)
+    if not 1 <= threads <= MAX_THREADS:
+        print(f"bench: threads must be from 1 to {MAX_THREADS}, not {threads}", file=sys.stderr)
+        return 2
+    run_bench(depth, threads=threads)
     return 0
 
 

@@ -31,7 +31,8 @@ cdef enum ReportKind:
     REPORT_FINAL = 2       # the search has ended: the last snapshot
 
 # Hand progress to the Python searcher behind `reporter` (its `_report(kind, depth)`);
-# an exception there must never reach the search.
+# an exception there must never reach the search.  A NULL reporter (a helper thread)
+# reports nothing and never takes the GIL.
 cdef void report_progress(void* reporter, ReportKind kind, int depth) noexcept nogil
 
 # In `go infinite` and while pondering the answer waits for stop (or ponderhit).

@@ -15,6 +15,8 @@ cdef extern from "clock.h" nogil:
 
 
 cdef void report_progress(void* reporter, ReportKind kind, int depth) noexcept nogil:
+    if reporter == NULL:
+        return      # a helper thread of a parallel search: only the main thread reports
     with gil:
         try:
             (<object>reporter)._report(kind, depth)

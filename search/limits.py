@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 MAX_HASH_MB = 4096     # transposition table (or MCTS node pool) size
 MAX_MULTIPV = 64       # principal variations reported at once
 MAX_DEPTH = 120        # deepest iteration: the C searchers' MAX_PLY (128) less room for quiescence
+MAX_THREADS = 256      # search threads (Lazy SMP); each adds a fixed ~0.2 MB of search state
 
 
 @dataclass

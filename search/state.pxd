@@ -65,6 +65,7 @@ cdef struct SearchState:
     int multipv
     int pv_index
 
-    void* reporter       # the Python searcher, told of progress with the GIL (report_progress)
+    void* reporter       # the Python searcher, told of progress with the GIL (report_progress); NULL in helpers
+    int thread_index     # 0: the main thread, which reports and decides; 1..: Lazy SMP helpers
     int64_t last_currmove_report_ms
     int currmove_number  # of the root move in move_stack[0], for `info currmove`

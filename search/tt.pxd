@@ -3,6 +3,10 @@
 # Each entry keeps the best move, score, static evaluation, depth, bound and the
 # search generation (age) that wrote it.  Mate scores are stored relative to the
 # node, not the root, so they stay right when found again at another ply.
+#
+# Several search threads share one table without locks: a slot is two 64-bit words,
+# the packed entry and the key XOR the packed entry.  A slot torn by two threads
+# writing at once no longer matches its key, so a probe never returns a mixed entry.
 
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, int16_t, uint64_t
 from search.board.types cimport Move, MATE_IN_MAX_PLY
@@ -15,15 +19,19 @@ cdef enum:
     TT_BUCKET_SIZE = 4
 
 cdef struct TTEntry:
-    uint32_t key32       # upper half of the key: verifies a hit
+    # What a probe returns (unpacked from a TTSlot).
     Move move
     int16_t score
     int16_t static_eval
     uint8_t depth
     uint8_t bound_age    # bound in the low 2 bits, generation in the high 6
 
+cdef struct TTSlot:
+    uint64_t check       # the key XOR data
+    uint64_t data        # move | score << 16 | static_eval << 32 | depth << 48 | bound_age << 56
+
 cdef struct TranspositionTable:
-    TTEntry* entries
+    TTSlot* entries
     uint64_t bucket_count    # a power of two
     uint8_t generation
 

@@ -18,19 +18,18 @@ if not __package__:
 from uci_engine import ENGINE_NAME, ENGINE_VERSION  # noqa: E402
 
 USAGE = """usage: kestrel                 speak UCI on stdin/stdout (give this command to a GUI)
-       kestrel bench [DEPTH]   search the benchmark positions; print nodes and nodes/second
+       kestrel bench [DEPTH [THREADS]]  search the benchmark positions; print nodes and nodes/second
        kestrel perft N [FEN]   count the leaves of the move tree, per root move
        kestrel --version"""
 
 
 def _bench(args: List[str]) -> int:
-    from search.bench import run_bench
+    from search.bench import main as bench_main
 
-    if len(args) > 1 or (args and not args[0].isdigit()):
+    if len(args) > 2 or not all(arg.isdigit() for arg in args):
         print(USAGE, file=sys.stderr)
         return 2
-    run_bench(int(args[0]) if args else None)
-    return 0
+    return bench_main(args)
 
 
 def _perft(args: List[str]) -> int:
