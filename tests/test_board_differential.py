@@ -251,6 +251,7 @@ def random_endgame_fen(rng: random.Random) -> str:
             return board.fen()
 
 
+@pytest.mark.slow
 def test_differential_against_python_chess() -> None:
     rng = random.Random(SEED)
     keys = KeyIndex()

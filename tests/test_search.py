@@ -9,13 +9,13 @@ import time
 
 import chess
 import pytest
-from search.alphabeta_searcher import AlphaBetaSearcher
-from search.reference import alphabeta_value, minimax_value
-from search.timeman import time_budget
 
+from search.alphabeta_searcher import AlphaBetaSearcher
 from search.board import Position
 from search.info import Info, SearchInfo
 from search.limits import SearchLimits
+from search.reference import alphabeta_value, minimax_value
+from search.timeman import time_budget
 
 
 def random_positions(count: int, seed: int, min_plies: int = 4, max_plies: int = 70) -> list[str]:
@@ -52,6 +52,7 @@ def plain_searcher() -> AlphaBetaSearcher:
     return searcher
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("depth", [1, 2, 3, 4])
 def test_alphabeta_equals_minimax_with_fewer_nodes(depth: int, plain_searcher: AlphaBetaSearcher) -> None:
     minimax_nodes = alphabeta_nodes = 0
@@ -71,6 +72,7 @@ def test_alphabeta_equals_minimax_with_fewer_nodes(depth: int, plain_searcher: A
         assert alphabeta_nodes < minimax_nodes / 2, (alphabeta_nodes, minimax_nodes)
 
 
+@pytest.mark.slow
 def test_each_technique_has_its_own_switch() -> None:
     """Switching one technique off changes the tree (so each switch is wired, and ablation
     matches measure what they claim to), and the answer stays a legal move."""
@@ -135,6 +137,7 @@ def test_go_mate_stops_once_the_mate_is_found() -> None:
     assert result.depth <= 10
 
 
+@pytest.mark.slow
 def test_never_allows_a_mate_in_one_it_could_avoid() -> None:
     """In random positions, after Kestrel's move the opponent never has a mate in one
     when some other move would have prevented it."""
