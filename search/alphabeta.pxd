@@ -8,4 +8,3 @@ from search.state cimport SearchState
 cdef void iterative_deepening(SearchState* s) noexcept nogil
 cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint cut_node) noexcept nogil
 cdef int quiescence(SearchState* s, int alpha, int beta, int ply) noexcept nogil
-cdef void init_search_tables() noexcept nogil

@@ -5,7 +5,6 @@ SearchState, calls iterative_deepening inside ``with nogil:``, and is called bac
 with the GIL at the end of each iteration to print ``info`` lines.
 """
 
-from libc.math cimport log
 from libc.stdint cimport int64_t
 from search.board.types cimport (
     Move, MoveList, MOVE_NONE, MOVE_NULL, MAX_PLY, MATE, MATE_IN_MAX_PLY,
@@ -22,6 +21,7 @@ from search.ordering cimport score_moves, score_captures, pick_next, is_capture,
 from search.board.see cimport see, SEE_VALUE
 from search.board.rules cimport is_draw_by_rule
 from search.state cimport SearchState, RootMove
+from search.params cimport SearchParams, base_reduction
 from search.control cimport REPORT_ITERATION, REPORT_CURRMOVE, report_progress
 from search.timeman cimport elapsed_ms, hard_limit_reached, may_stop_early, iteration_budget_spent
 from eval.evaluate cimport evaluate
@@ -29,27 +29,9 @@ from eval.evaluate cimport evaluate
 cdef extern from "clock.h" nogil:
     int load_flag "kestrel_load_flag"(int* flag)
 
-cdef int LMR_TABLE[64][64]
-
-
-cdef void init_search_tables() noexcept nogil:
-    cdef int depth, count
-    for depth in range(64):
-        for count in range(64):
-            if depth == 0 or count == 0:
-                LMR_TABLE[depth][count] = 0
-            else:
-                LMR_TABLE[depth][count] = <int>(0.75 + log(depth) * log(count) / 2.25)
-
-
-cdef inline int base_reduction(int depth, int moves_searched) noexcept nogil:
-    """The late-move reduction before its adjustments for node type, history and killers."""
-    return LMR_TABLE[depth if depth < 64 else 63][moves_searched if moves_searched < 64 else 63]
-
-
-cdef inline int futility_depth(int depth, int moves_searched) noexcept nogil:
+cdef inline int futility_depth(const SearchParams* params, int depth, int moves_searched) noexcept nogil:
     """The depth a late quiet move would be searched to after its reduction."""
-    cdef int reduced = depth - 1 - base_reduction(depth, moves_searched)
+    cdef int reduced = depth - 1 - base_reduction(params, depth, moves_searched)
     return reduced if reduced > 0 else 0
 
 
@@ -152,7 +134,7 @@ cdef int quiescence(SearchState* s, int alpha, int beta, int ply) noexcept nogil
                 continue    # under-promotions are never better in a capture race
             captured_value = SEE_VALUE[PAWN] if move_kind(m) == MOVE_EN_PASSANT else (
                 SEE_VALUE[piece_type_of(b.squares[move_to(m)])] if b.squares[move_to(m)] != NO_PIECE else 0)
-            if not is_promotion(m) and stand_pat + captured_value + 200 <= alpha:
+            if not is_promotion(m) and stand_pat + captured_value + s.params.delta_margin <= alpha:
                 continue    # delta pruning: even winning the piece leaves us below alpha
             if see(b, m) < 0:
                 continue
@@ -192,6 +174,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
     cdef int static_eval, score, best = -VALUE_INFINITE, i, new_depth, reduction, moves_searched = 0
     cdef int tt_score = VALUE_NONE, tt_bound = BOUND_NONE, r, original_alpha = alpha, extension, reduced_depth
     cdef Move m, best_move = MOVE_NONE, tt_move = MOVE_NONE
+    cdef const SearchParams* p = &s.params
 
     if depth <= 0:
         if s.config.quiescence:
@@ -247,16 +230,17 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
 
     if not in_check and not pv_node and ply > 0:
         # Reverse futility: far enough above beta that a shallow search will not fall back.
-        if (s.config.reverse_futility and depth <= 6 and static_eval - 85 * (depth - improving) >= beta
+        if (s.config.reverse_futility and depth <= p.rfp_max_depth
+                and static_eval - p.rfp_margin * (depth - improving) >= beta
                 and static_eval < MATE_IN_MAX_PLY and beta > -MATE_IN_MAX_PLY):
             return static_eval
         # Null move: if passing still fails high, a real move will too.  Not with only
         # pawns left (zugzwang), nor twice in a row.
-        if (s.config.null_move and depth >= 3 and static_eval >= beta
+        if (s.config.null_move and depth >= p.nmp_min_depth and static_eval >= beta
                 and s.move_stack[ply - 1] != MOVE_NULL
                 and has_non_pawn_material(b, b.side_to_move) and beta > -MATE_IN_MAX_PLY):
-            r = 3 + depth // 4
-            if static_eval - beta >= 200:
+            r = p.nmp_base_reduction + depth // p.nmp_depth_divisor
+            if static_eval - beta >= p.nmp_eval_margin:
                 r += 1
             s.move_stack[ply] = MOVE_NULL
             do_null_move(b)
@@ -268,14 +252,14 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
                 if score >= MATE_IN_MAX_PLY:
                     score = beta    # an unproven mate from a null move
                 # Verify at high depth, where zugzwang would cost most.
-                if depth < 12:
+                if depth < p.nmp_verify_depth:
                     return score
                 score = negamax(s, depth - 1 - r, beta - 1, beta, ply, False)
                 if score >= beta:
                     return score
 
     # Internal iterative reduction: without a hash move, ordering is poor; search less.
-    if s.config.internal_reduction and depth >= 6 and tt_move == MOVE_NONE and (pv_node or cut_node):
+    if s.config.internal_reduction and depth >= p.iir_min_depth and tt_move == MOVE_NONE and (pv_node or cut_node):
         depth -= 1
 
     generate_legal(b, &moves)
@@ -287,8 +271,8 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
         m = pick_next(&moves, i)
         quiet = not is_capture(s, m) and not is_promotion(m)
 
-        if (s.config.see_pruning and ply > 0 and not in_check and not quiet and depth <= 4
-                and best > -MATE_IN_MAX_PLY and moves_searched > 0 and see(b, m) < -80 * depth):
+        if (s.config.see_pruning and ply > 0 and not in_check and not quiet and depth <= p.see_max_depth
+                and best > -MATE_IN_MAX_PLY and moves_searched > 0 and see(b, m) < -p.see_margin * depth):
             continue    # a capture that loses too much at low depth
 
         s.move_stack[ply] = m
@@ -300,8 +284,8 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
         if (ply > 0 and not in_check and quiet and not gives_check
                 and best > -MATE_IN_MAX_PLY and moves_searched > 0):
             # Late-move pruning: at low depth, the last quiet moves are almost never best.
-            if (s.config.late_move_pruning and depth <= 4
-                    and quiet_count >= 3 + depth * depth * (2 if improving else 1)):
+            if (s.config.late_move_pruning and depth <= p.lmp_max_depth
+                    and quiet_count >= p.lmp_base + depth * depth * (2 if improving else 1)):
                 undo_move(b)
                 continue
             # Futility: nor are quiet moves when the position is far below alpha.  Judged at
@@ -309,9 +293,11 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
             # grows with that depth and with the move's history.  Never against a mate score:
             # there every move looks futile, the quicker mate too.
             if s.config.futility and alpha < MATE_IN_MAX_PLY:
-                reduced_depth = futility_depth(depth, moves_searched)
-                if (reduced_depth <= 6 and static_eval + 120 + 100 * reduced_depth
-                        + s.history[1 - b.side_to_move][move_from(m)][move_to(m)] // 128 <= alpha):
+                reduced_depth = futility_depth(p, depth, moves_searched)
+                if (reduced_depth <= p.futility_max_depth
+                        and static_eval + p.futility_base + p.futility_per_depth * reduced_depth
+                        + s.history[1 - b.side_to_move][move_from(m)][move_to(m)] // p.futility_history_divisor
+                        <= alpha):
                     undo_move(b)
                     continue
 
@@ -329,9 +315,9 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
             score = -negamax(s, new_depth, -beta, -alpha, ply + 1, False if pv_node else not cut_node)
         else:
             reduction = 0
-            if (s.config.late_move_reductions and depth >= 3 and moves_searched >= 2 + (1 if pv_node else 0)
-                    and quiet and not in_check):
-                reduction = base_reduction(depth, moves_searched)
+            if (s.config.late_move_reductions and depth >= p.lmr_min_depth
+                    and moves_searched >= 2 + (1 if pv_node else 0) and quiet and not in_check):
+                reduction = base_reduction(p, depth, moves_searched)
                 if pv_node:
                     reduction -= 1
                 if cut_node:
@@ -342,7 +328,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
                     reduction -= 1
                 if m == s.killers[ply][0] or m == s.killers[ply][1]:
                     reduction -= 1
-                reduction -= s.history[1 - b.side_to_move][move_from(m)][move_to(m)] // 6000
+                reduction -= s.history[1 - b.side_to_move][move_from(m)][move_to(m)] // p.lmr_history_divisor
                 if reduction < 0:
                     reduction = 0
                 if reduction > new_depth - 1:
@@ -473,8 +459,9 @@ cdef void iterative_deepening(SearchState* s) noexcept nogil:
             s.pv_index = pv
             s.seldepth = 0
             score = s.root_moves[pv].previous_score
-            delta = 18
-            if s.config.aspiration and depth >= 5 and -MATE_IN_MAX_PLY < score < MATE_IN_MAX_PLY:
+            delta = s.params.aspiration_delta
+            if (s.config.aspiration and depth >= s.params.aspiration_min_depth
+                    and -MATE_IN_MAX_PLY < score < MATE_IN_MAX_PLY):
                 alpha = score - delta
                 beta = score + delta
             else:
@@ -517,6 +504,3 @@ cdef void iterative_deepening(SearchState* s) noexcept nogil:
             if iteration_budget_spent(&s.time, s.signals, s.best_move_changes, stable_iterations):
                 break
             s.best_move_changes = s.best_move_changes // 2
-
-
-init_search_tables()

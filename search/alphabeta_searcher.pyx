@@ -25,6 +25,7 @@ from search.alphabeta cimport iterative_deepening
 from search.control cimport SearchSignals, REPORT_CURRMOVE
 from search.timeman cimport TimeBudget
 from search.searcher cimport Searcher
+from search.params cimport load_search_params
 
 from search.info import CurrentMove, SearchResult
 from search.limits import MAX_DEPTH, MAX_MULTIPV, MAX_THREADS
@@ -111,7 +112,6 @@ cdef class AlphaBetaSearcher(Searcher):
                 for i in range(count - 1):
                     self.helpers[i] = new_state()
                     self.helper_count = i + 1
-                    self.helpers[i].config = self.state.config
             except MemoryError:
                 self._free_helpers()
                 raise
@@ -120,6 +120,9 @@ cdef class AlphaBetaSearcher(Searcher):
         if tt_resize(&self.tt, megabytes) != 0:
             raise MemoryError(f"cannot allocate a {megabytes} MB hash table")
         return 0
+
+    cdef int _load_params(self) except -1:
+        return load_search_params(&self.state.params, self.search_params)
 
     def clear(self) -> None:
         """Forget everything learnt: hash table, history, killers (for ucinewgame)."""
@@ -145,8 +148,6 @@ cdef class AlphaBetaSearcher(Searcher):
         self.state.config.check_extension = check_extension
         self.state.config.quiescence = quiescence
         self.state.config.aspiration = aspiration
-        for i in range(self.helper_count):
-            self.helpers[i].config = self.state.config
 
     def hashfull(self) -> int:
         return tt_hashfull(&self.tt)
@@ -209,6 +210,8 @@ cdef class AlphaBetaSearcher(Searcher):
             h.signals = &self.helper_signals
             h.reporter = NULL
             h.thread_index = i + 1
+            h.config = s.config
+            h.params = s.params
             thread = threading.Thread(target=self._helper_main, args=(i,), name=f"kestrel-helper-{i + 1}",
                                       daemon=True)
             thread.start()

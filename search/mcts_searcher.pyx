@@ -22,6 +22,7 @@ from search.mcts cimport (
 from search.board.position cimport Position
 from search.timeman cimport TimeBudget
 from search.searcher cimport Searcher
+from search.params cimport load_search_params
 
 import math
 from typing import Callable, Dict, List, Optional, Tuple
@@ -130,6 +131,10 @@ cdef class MCTSSearcher(Searcher):
             raise MemoryError(f"cannot allocate a {megabytes} MB node pool")
         self.tree_valid = False
         return 0
+
+    cdef int _load_params(self) except -1:
+        # The leaves' quiescence search reads the same table as alpha-beta.
+        return load_search_params(&self.qs.params, self.search_params)
 
     @property
     def pool_capacity(self) -> int:

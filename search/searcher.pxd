@@ -18,9 +18,11 @@ cdef class Searcher:
     cdef SearchControl control       # stop / ponderhit / infinite, shared with the C search
     cdef object on_info              # the caller's report callback, set only while a search runs
     cdef int hash_mb
+    cdef dict search_params          # the checked table of search/param_table.py in use
 
     # What each searcher supplies.
     cdef int _resize(self, int megabytes) except -1
+    cdef int _load_params(self) except -1
     cdef int _prepare(self, Board* root, list allowed, TimeBudget budget, object limits) except -1
     cdef void _run(self) noexcept nogil
     cdef object _finish(self)

@@ -16,6 +16,7 @@ from search.timeman cimport TimeBudget, set_time_budget, elapsed_ms
 
 from search.info import SearchInfo, SearchResult
 from search.limits import MAX_DEPTH, MAX_HASH_MB, SearchLimits
+from search.param_table import checked_params
 
 if MAX_DEPTH > MAX_PLY - 8:
     raise ImportError(f"search.limits.MAX_DEPTH ({MAX_DEPTH}) must leave the C search room below MAX_PLY ({MAX_PLY})")
@@ -41,6 +42,7 @@ cdef class Searcher:
         self.multipv = 1
         self.move_overhead = 50
         self.on_info = None
+        self.set_params({})
         self.set_hash(hash_mb)
 
     # ------------------------------------------------------------ options
@@ -54,6 +56,17 @@ cdef class Searcher:
     @property
     def hash_size_mb(self) -> int:
         return self.hash_mb
+
+    def set_params(self, values: dict) -> None:
+        """Use the search parameters `values` (names of search/param_table.py; the rest at their
+        defaults).  ValueError for an unknown name or a value out of its range."""
+        self.search_params = checked_params(values)
+        self._load_params()
+
+    @property
+    def params(self) -> dict:
+        """The search parameters in use (a copy)."""
+        return dict(self.search_params)
 
     def clear(self) -> None:
         """Forget everything learnt (for ucinewgame)."""
@@ -102,7 +115,7 @@ cdef class Searcher:
             m = parse_uci_move(root, str(text))
             if m != MOVE_NONE and m not in allowed:
                 allowed.append(m)
-        set_time_budget(&budget, limits, position.turn, self.move_overhead)
+        set_time_budget(&budget, limits, position.turn, self.move_overhead, self.search_params)
         self._prepare(root, allowed, budget, limits)
         self.on_info = on_info
         self.control.begin(limits.infinite, limits.ponder)
@@ -119,6 +132,9 @@ cdef class Searcher:
 
     cdef int _resize(self, int megabytes) except -1:
         raise NotImplementedError
+
+    cdef int _load_params(self) except -1:
+        return 0
 
     cdef int _prepare(self, Board* root, list allowed, TimeBudget budget, object limits) except -1:
         raise NotImplementedError

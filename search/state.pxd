@@ -6,6 +6,7 @@ from search.board.board cimport Board
 from search.tt cimport TranspositionTable
 from search.control cimport SearchSignals
 from search.timeman cimport TimeBudget
+from search.params cimport SearchParams
 
 
 cdef struct SearchConfig:
@@ -38,6 +39,7 @@ cdef struct SearchState:
     Board board
     TranspositionTable* tt
     SearchConfig config
+    SearchParams params      # margins, depth limits and reductions (search/param_table.py)
 
     SearchSignals* signals   # stop, ponderhit, infinite and the clock's start, from the UCI thread
     bint stopped             # internal: the search has to unwind now

@@ -12,10 +12,17 @@ cdef struct TimeBudget:
     bint fixed_time      # `go movetime`: use all of it, no early stop
     int64_t soft_ms      # do not start more work after this (scaled by the searcher's confidence)
     int64_t hard_ms      # stop at once after this
+    # The stop rule's factors, from the search parameter table (tm_* in search/param_table.py).
+    double iteration_share
+    double instability_per_change
+    double max_instability
+    int stable_iterations
+    double stable_factor
 
 
 # The budget for this move from `go`'s clocks (an untimed budget when no clock bounds it).
-cdef void set_time_budget(TimeBudget* budget, object limits, bint white_to_move, int move_overhead)
+cdef void set_time_budget(TimeBudget* budget, object limits, bint white_to_move, int move_overhead,
+                          dict params)
 
 # Milliseconds since the clock of this move started (moved by ponderhit).
 cdef int64_t elapsed_ms(SearchSignals* signals) noexcept nogil

@@ -2,9 +2,5 @@
 
 from search.limits import SearchLimits
 
-DEFAULT_MOVES_TO_GO: int
-MAX_SHARE_OF_CLOCK: float
-HARD_OVER_SOFT: float
-INCREMENT_SHARE: float
-
-def time_budget(limits: SearchLimits, white_to_move: bool, move_overhead: int) -> tuple[int, int] | None: ...
+def time_budget(limits: SearchLimits, white_to_move: bool, move_overhead: int,
+                params: dict[str, float] | None = None) -> tuple[int, int] | None: ...

@@ -12,26 +12,20 @@ cdef extern from "clock.h" nogil:
     int64_t now_ms "kestrel_now_ms"()
     int load_flag "kestrel_load_flag"(int* flag)
 
-# With no `movestogo`, plan as if this many moves remained: the game may go on long.
-DEFAULT_MOVES_TO_GO = 30
-# The hard limit may use at most this share of the remaining time in one move.
-MAX_SHARE_OF_CLOCK = 0.35
-# The hard limit is at most this many soft budgets.
-HARD_OVER_SOFT = 4.0
-# Share of the increment spent on this move (after Move Overhead).
-INCREMENT_SHARE = 0.8
+from search.param_table import default_params
 
-# Alpha-beta's early stop: another iteration is not started after this share of the soft
-# budget, scaled by how unsettled the best move is.
-cdef double ITERATION_SHARE = 0.6
-cdef double INSTABILITY_PER_CHANGE = 0.4
-cdef double MAX_INSTABILITY = 2.5
-cdef int STABLE_ITERATIONS = 6          # the same best move this often: shrink the budget
-cdef double STABLE_FACTOR = 0.7
+_DEFAULTS = default_params()
 
 
-def time_budget(limits, white_to_move: bool, move_overhead: int):
-    """(soft_ms, hard_ms) for this move, or None when the clock does not bound it."""
+def time_budget(limits, white_to_move: bool, move_overhead: int, params=None):
+    """(soft_ms, hard_ms) for this move, or None when the clock does not bound it.
+
+    The factors are the tm_* entries of the search parameter table (defaults if None):
+    with no `movestogo`, plan for tm_moves_to_go moves; spend tm_increment_share of the
+    increment; the hard limit is at most tm_hard_over_soft soft budgets and at most
+    tm_max_share of the clock."""
+    if params is None:
+        params = _DEFAULTS
     overhead = max(0, move_overhead)
     if limits.movetime is not None:
         budget = max(1, limits.movetime - overhead)
@@ -45,26 +39,32 @@ def time_budget(limits, white_to_move: bool, move_overhead: int):
     # or at fast controls (1 s + 0.01 s) the clock drains until a hiccup flags it.
     increment = max(0, increment - overhead)
     usable = max(1, remaining - overhead)
-    moves_to_go = limits.movestogo if limits.movestogo and limits.movestogo > 0 else DEFAULT_MOVES_TO_GO
+    moves_to_go = limits.movestogo if limits.movestogo and limits.movestogo > 0 else int(params["tm_moves_to_go"])
     moves_to_go = min(moves_to_go, 50)
     if moves_to_go == 1:
         # The last move before the time control: use most of it, keep a margin.
         soft = usable * 0.5
         hard = usable * 0.8
     else:
-        soft = usable / moves_to_go + increment * INCREMENT_SHARE
-        hard = min(usable * MAX_SHARE_OF_CLOCK, soft * HARD_OVER_SOFT)
+        soft = usable / moves_to_go + increment * params["tm_increment_share"]
+        hard = min(usable * params["tm_max_share"], soft * params["tm_hard_over_soft"])
         soft = min(soft, hard)
     # Very low clocks: rather a shallow move now than a flag.
     return max(1, int(soft)), max(1, int(hard))
 
 
-cdef void set_time_budget(TimeBudget* budget, object limits, bint white_to_move, int move_overhead):
-    found = time_budget(limits, white_to_move, move_overhead)
+cdef void set_time_budget(TimeBudget* budget, object limits, bint white_to_move, int move_overhead,
+                          dict params):
+    found = time_budget(limits, white_to_move, move_overhead, params)
     budget.timed = found is not None
     budget.fixed_time = limits.movetime is not None
     budget.soft_ms = found[0] if found else 0
     budget.hard_ms = found[1] if found else 0
+    budget.iteration_share = params["tm_iteration_share"]
+    budget.instability_per_change = params["tm_instability_per_change"]
+    budget.max_instability = params["tm_max_instability"]
+    budget.stable_iterations = params["tm_stable_iterations"]
+    budget.stable_factor = params["tm_stable_factor"]
 
 
 cdef int64_t elapsed_ms(SearchSignals* signals) noexcept nogil:
@@ -81,13 +81,13 @@ cdef bint may_stop_early(const TimeBudget* budget, SearchSignals* signals) noexc
 
 cdef bint iteration_budget_spent(const TimeBudget* budget, SearchSignals* signals,
                                  int best_move_changes, int stable_iterations) noexcept nogil:
-    cdef double instability = 1.0 + INSTABILITY_PER_CHANGE * best_move_changes
+    cdef double instability = 1.0 + budget.instability_per_change * best_move_changes
     cdef int64_t elapsed = elapsed_ms(signals)
-    if instability > MAX_INSTABILITY:
-        instability = MAX_INSTABILITY
-    if stable_iterations >= STABLE_ITERATIONS:
-        instability *= STABLE_FACTOR
-    return elapsed >= budget.soft_ms * instability * ITERATION_SHARE or elapsed >= budget.hard_ms
+    if instability > budget.max_instability:
+        instability = budget.max_instability
+    if stable_iterations >= budget.stable_iterations:
+        instability *= budget.stable_factor
+    return elapsed >= budget.soft_ms * instability * budget.iteration_share or elapsed >= budget.hard_ms
 
 
 cdef bint soft_budget_spent(const TimeBudget* budget, SearchSignals* signals) noexcept nogil:

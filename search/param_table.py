@@ -1,0 +1,90 @@
+"""The search's numbers in one table: every margin, depth limit and reduction constant.
+
+The C search reads them from ``SearchState.params`` (search/params.pxd), filled from this
+table when a searcher is made or ``set_params`` is called.  A tuner (``python -m
+search.spsa``) moves them within their ranges; a tuned table is adopted only after an
+SPRT against the old one, and its figures go into docs/search-ablation.md.  The
+defaults reproduce the bench signature (1,758,030 nodes).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class SearchParam:
+    """One tunable number: its default, the range a tuner may explore, and what it does."""
+
+    default: float
+    low: float
+    high: float
+    doc: str
+    integer: bool = True
+
+
+SEARCH_PARAMS: dict[str, SearchParam] = {
+    # Reverse futility: a node whose static eval is this far above beta fails high at once.
+    "rfp_max_depth": SearchParam(6, 2, 10, "deepest node reverse futility applies to"),
+    "rfp_margin": SearchParam(85, 30, 200, "margin per ply of depth (less one ply when improving)"),
+    # Null move.
+    "nmp_min_depth": SearchParam(3, 2, 6, "shallowest node that tries a null move"),
+    "nmp_base_reduction": SearchParam(3, 2, 5, "the null move's reduction before its depth term"),
+    "nmp_depth_divisor": SearchParam(4, 2, 8, "one more ply of reduction per this many plies of depth"),
+    "nmp_eval_margin": SearchParam(200, 50, 500, "static eval this far above beta adds a ply of reduction"),
+    "nmp_verify_depth": SearchParam(12, 6, 30, "from this depth a null-move cutoff is verified"),
+    # Internal iterative reduction.
+    "iir_min_depth": SearchParam(6, 3, 12, "PV and cut nodes without a hash move from this depth lose a ply"),
+    # SEE pruning of captures.
+    "see_max_depth": SearchParam(4, 1, 8, "deepest node that prunes losing captures"),
+    "see_margin": SearchParam(80, 20, 200, "a capture losing more than this per ply of depth is pruned"),
+    # Late-move pruning.
+    "lmp_max_depth": SearchParam(4, 1, 8, "deepest node that prunes late quiet moves"),
+    "lmp_base": SearchParam(3, 1, 8, "quiet moves always tried before depth^2 (x2 when improving) more"),
+    # Futility pruning at the reduced depth.
+    "futility_max_depth": SearchParam(6, 2, 10, "deepest reduced depth futility applies to"),
+    "futility_base": SearchParam(120, 40, 300, "margin at reduced depth 0"),
+    "futility_per_depth": SearchParam(100, 40, 250, "margin per ply of reduced depth"),
+    "futility_history_divisor": SearchParam(128, 32, 1024, "history / this is added to the margin"),
+    # Late-move reductions: base(d, n) = lmr_base + ln(d) ln(n) / lmr_divisor.
+    "lmr_min_depth": SearchParam(3, 2, 6, "shallowest node that reduces late moves"),
+    "lmr_base": SearchParam(0.75, 0.0, 2.0, "constant term of the reduction table", integer=False),
+    "lmr_divisor": SearchParam(2.25, 1.0, 4.0, "divisor of ln(depth) ln(moves)", integer=False),
+    "lmr_history_divisor": SearchParam(6000, 1000, 20000, "history / this is taken off the reduction"),
+    # Aspiration windows.
+    "aspiration_min_depth": SearchParam(5, 2, 10, "first iteration searched with a window"),
+    "aspiration_delta": SearchParam(18, 5, 60, "half-width of the first window in centipawns"),
+    # Quiescence.
+    "delta_margin": SearchParam(200, 50, 500, "a capture that cannot lift the eval to alpha by this is skipped"),
+    # Time management (search/timeman.pyx).
+    "tm_moves_to_go": SearchParam(30, 10, 60, "moves planned for when `movestogo` is not given"),
+    "tm_max_share": SearchParam(0.35, 0.1, 0.7, "largest share of the clock one move may take", integer=False),
+    "tm_hard_over_soft": SearchParam(4.0, 1.5, 8.0, "the hard limit in soft budgets", integer=False),
+    "tm_increment_share": SearchParam(0.8, 0.3, 1.0, "share of the increment spent on this move", integer=False),
+    "tm_iteration_share": SearchParam(0.6, 0.3, 1.0, "no new iteration after this share of the soft budget",
+                                      integer=False),
+    "tm_instability_per_change": SearchParam(0.4, 0.0, 1.0, "soft budget stretch per best-move change",
+                                             integer=False),
+    "tm_max_instability": SearchParam(2.5, 1.0, 4.0, "largest stretch of the soft budget", integer=False),
+    "tm_stable_iterations": SearchParam(6, 2, 12, "the same best move this often shrinks the budget"),
+    "tm_stable_factor": SearchParam(0.7, 0.3, 1.0, "the shrink factor", integer=False),
+}
+
+
+def default_params() -> dict[str, float]:
+    """Every parameter at its default."""
+    return {name: param.default for name, param in SEARCH_PARAMS.items()}
+
+
+def checked_params(values: dict[str, float]) -> dict[str, float]:
+    """The defaults overridden by `values`, each checked against its range (ValueError)."""
+    params = default_params()
+    for name, value in values.items():
+        if name not in SEARCH_PARAMS:
+            raise ValueError(f"no search parameter {name!r}")
+        param = SEARCH_PARAMS[name]
+        number = float(value)
+        if not param.low <= number <= param.high:
+            raise ValueError(f"search parameter {name} must be from {param.low} to {param.high}, not {value}")
+        params[name] = int(round(number)) if param.integer else number
+    return params
