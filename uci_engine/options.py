@@ -143,6 +143,23 @@ def _set_hash(searcher: Any, megabytes: Any) -> None:
     searcher.set_hash(megabytes)
 
 
+def _set_search_params(searcher: Any, text: Any) -> None:
+    """`SearchParams`: 'name=value,name=value' entries of search/param_table.py (the rest at their
+    defaults), for tuners; ValueError for an unknown name, a bad number or a value out of range."""
+    values = {}
+    for entry in str(text).replace(";", ",").split(","):
+        if not entry.strip():
+            continue
+        name, sep, number = entry.partition("=")
+        if not sep:
+            raise ValueError(f"{entry.strip()!r} is not name=value")
+        try:
+            values[name.strip()] = float(number)
+        except ValueError:
+            raise ValueError(f"{number.strip()!r} is not a number for {name.strip()}") from None
+    searcher.set_params(values)
+
+
 def build_options(search_modes: Tuple[str, ...] = ("AlphaBeta",), mcts_exploration: float = 0.05) -> OptionTable:
     """Every option Kestrel declares; the MCTS ones only when the MCTS searcher is there."""
     options = [
@@ -157,6 +174,8 @@ def build_options(search_modes: Tuple[str, ...] = ("AlphaBeta",), mcts_explorati
         Option("SearchMode", "combo", "AlphaBeta", vars=search_modes),
         Option("OwnBook", "check", False),
         Option("BookFile", "string", ""),
+        # For tuners (python -m search.spsa): empty means every search parameter at its default.
+        Option("SearchParams", "string", "", apply=_set_search_params),
     ]
     if "MCTS" in search_modes:
         # UCI has no real-valued type: the exploration constant is given in thousandths.
