@@ -553,6 +553,10 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
             break       # a full pool cannot deepen the tree any more
         if s.mate_limit and (s.playouts & 63) == 0 and mate_found(s):
             break
+        if s.pool_full and (load_flag(&s.signals.infinite) or load_flag(&s.signals.pondering)):
+            # With no clock to use up, more playouts into a tree that cannot grow would only
+            # keep a core busy: report and wait for stop or ponderhit (which then answers at once).
+            break
         elapsed = elapsed_ms(s.signals)
         if soft_budget_spent(&s.time, s.signals):
             break

@@ -12,7 +12,7 @@ import pytest
 
 from search.alphabeta_searcher import AlphaBetaSearcher
 from search.board import Position
-from search.info import Info, InfoString, SearchInfo
+from search.info import Info, InfoString, SearchInfo, SearchResult
 from search.limits import SearchLimits
 from search.mcts_searcher import HandTree, MCTSSearcher, bench, ucb
 
@@ -156,6 +156,33 @@ def test_pool_never_grows_past_its_limit() -> None:
     assert sum(1 for r in reports if isinstance(r, InfoString)) == 1
     assert s.hashfull() > 900
     assert legal(MIDDLEGAME, result.best_move)
+
+
+def test_full_pool_in_an_infinite_search_waits_without_playing_on() -> None:
+    """Once the tree cannot grow, `go infinite` stops its playouts and only waits for stop:
+    the playouts at the stop are those of the report sent when the pool filled."""
+    s = searcher(hash_mb=1)
+    reports: list[Info] = []
+    box: dict[str, SearchResult] = {}
+
+    def run() -> None:
+        box["result"] = s.search(Position(MIDDLEGAME), SearchLimits(infinite=True), reports.append)
+
+    s.arm()
+    thread = threading.Thread(target=run)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while InfoString("node pool full, tree stops growing") not in list(reports) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    time.sleep(1.5)         # long enough for a search still playing out to add thousands
+    s.stop()
+    thread.join(10)
+    assert not thread.is_alive()
+    full_at = reports.index(InfoString("node pool full, tree stops growing"))
+    # The report that said so is followed at once by its lines, whose playouts are the last.
+    first_after_full = next(r for r in reports[full_at:] if isinstance(r, SearchInfo))
+    assert first_after_full.nodes == box["result"].nodes
+    assert legal(MIDDLEGAME, box["result"].best_move)
 
 
 def test_tree_below_the_played_move_is_reused() -> None:
