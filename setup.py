@@ -12,8 +12,8 @@ from setuptools import Extension, setup
 HERE = os.path.dirname(os.path.abspath(__file__))
 # Bottom layer first: the game model, the evaluation, the searchers.
 CORE_PACKAGES = ("search.board", "eval", "search")
-# The C headers (bitops.h, clock.h) sit beside the modules that include them.
-HEADER_DIRS = [os.path.join(HERE, "search", "board"), os.path.join(HERE, "search")]
+# The portable C headers (bitops.h, clock.h) sit in the bottom layer, for every module.
+HEADER_DIRS = [os.path.join(HERE, "search", "board")]
 
 
 def core_modules():

@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from search.board.position import Position
 from search.limits import MAX_THREADS, SearchLimits
+from search.searcher import Searcher
 
 DEFAULT_DEPTH = 11
 
@@ -39,16 +40,25 @@ BENCH_POSITIONS: list[str] = [
 ]
 
 
-def run_bench(depth: int | None = None, hash_mb: int = 16,
-              out: Callable[[str], None] = print, threads: int = 1) -> tuple[int, int]:
-    """Search every bench position to `depth` with a fresh table; returns (nodes, nps)."""
+def run_bench(depth: int | None = None, hash_mb: int = 16, out: Callable[[str], None] = print, threads: int = 1,
+              searcher: Searcher | None = None, should_stop: Callable[[], bool] | None = None) -> tuple[int, int]:
+    """Search every bench position to `depth` with a fresh table; returns (nodes, nps).
+
+    A caller that may stop it early (the UCI `bench` command) passes the searcher, which it
+    can `stop()`, and `should_stop`; a stopped bench says so and its figures are partial."""
     from search.alphabeta_searcher import AlphaBetaSearcher
 
     depth = DEFAULT_DEPTH if depth is None or depth < 1 else int(depth)
-    searcher = AlphaBetaSearcher(hash_mb=hash_mb, threads=threads)
+    if searcher is None:
+        searcher = AlphaBetaSearcher(hash_mb=hash_mb, threads=threads)
     total_nodes = 0
     start = time.perf_counter()
     for index, fen in enumerate(BENCH_POSITIONS, 1):
+        # Armed before the check: a stop sent from here on reaches this search.
+        searcher.arm()
+        if should_stop is not None and should_stop():
+            out(f"bench stopped after {index - 1} positions: the figures below are partial")
+            break
         searcher.clear()
         result = searcher.search(Position(fen), SearchLimits(depth=depth))
         total_nodes += result.nodes

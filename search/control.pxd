@@ -8,7 +8,8 @@ cdef struct SearchSignals:
     int stop_requested
     int pondering        # cleared by ponderhit
     int infinite         # cleared by stop
-    int64_t start_ms     # the clock of this move starts here (moved by ponderhit)
+    int64_t start_ms        # the search of this move started here (`go`, or `go ponder`)
+    int64_t clock_start_ms  # our clock runs from here: start_ms, or the ponderhit
 
 
 cdef class SearchControl:

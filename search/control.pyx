@@ -37,6 +37,7 @@ cdef class SearchControl:
         self.signals.pondering = 0
         self.signals.infinite = 0
         self.signals.start_ms = now_ms()
+        self.signals.clock_start_ms = self.signals.start_ms
 
     def arm(self) -> None:
         """Announce a search about to start (from the thread that will later stop it)."""
@@ -55,17 +56,20 @@ cdef class SearchControl:
             store_flag(&self.signals.infinite, 0)
 
     def ponderhit(self) -> None:
-        """The opponent played the expected move: the clock counts from now."""
+        """The opponent played the expected move: our clock runs from now.  The time spent
+        pondering counts towards the move's budget (start_ms stays); the hard limit, which
+        guards the clock, is measured from now."""
         with self.lock:
             if not (self.running or self.armed):
                 return
             self.ponderhit_pending = True
-            self.signals.start_ms = now_ms()
+            self.signals.clock_start_ms = now_ms()
             store_flag(&self.signals.pondering, 0)
 
     cdef void begin(self, bint infinite, bint ponder):
         with self.lock:
             self.signals.start_ms = now_ms()
+            self.signals.clock_start_ms = self.signals.start_ms
             self.signals.infinite = 1 if infinite else 0
             self.signals.pondering = 1 if (ponder and not self.ponderhit_pending) else 0
             self.signals.stop_requested = 0

@@ -24,7 +24,8 @@ cdef struct TimeBudget:
 cdef void set_time_budget(TimeBudget* budget, object limits, bint white_to_move, int move_overhead,
                           dict params)
 
-# Milliseconds since the clock of this move started (moved by ponderhit).
+# Milliseconds since the search of this move started (pondering included: after a ponderhit
+# the time already spent thinking counts towards the soft budget).
 cdef int64_t elapsed_ms(SearchSignals* signals) noexcept nogil
 
 # The hard limit: stop now (never while pondering).

@@ -71,8 +71,13 @@ cdef int64_t elapsed_ms(SearchSignals* signals) noexcept nogil:
     return now_ms() - signals.start_ms
 
 
+cdef inline int64_t on_clock_ms(SearchSignals* signals) noexcept nogil:
+    """Milliseconds our clock has run in this move (since the ponderhit when pondering)."""
+    return now_ms() - signals.clock_start_ms
+
+
 cdef bint hard_limit_reached(const TimeBudget* budget, SearchSignals* signals) noexcept nogil:
-    return budget.timed and not load_flag(&signals.pondering) and elapsed_ms(signals) >= budget.hard_ms
+    return budget.timed and not load_flag(&signals.pondering) and on_clock_ms(signals) >= budget.hard_ms
 
 
 cdef bint may_stop_early(const TimeBudget* budget, SearchSignals* signals) noexcept nogil:
@@ -87,15 +92,14 @@ cdef bint iteration_budget_spent(const TimeBudget* budget, SearchSignals* signal
         instability = budget.max_instability
     if stable_iterations >= budget.stable_iterations:
         instability *= budget.stable_factor
-    return elapsed >= budget.soft_ms * instability * budget.iteration_share or elapsed >= budget.hard_ms
+    return (elapsed >= budget.soft_ms * instability * budget.iteration_share
+            or on_clock_ms(signals) >= budget.hard_ms)
 
 
 cdef bint soft_budget_spent(const TimeBudget* budget, SearchSignals* signals) noexcept nogil:
-    cdef int64_t elapsed
     if not budget.timed or load_flag(&signals.pondering):
         return False
-    elapsed = elapsed_ms(signals)
-    return elapsed >= budget.soft_ms or elapsed >= budget.hard_ms
+    return elapsed_ms(signals) >= budget.soft_ms or on_clock_ms(signals) >= budget.hard_ms
 
 
 cdef double work_left_in_budget(const TimeBudget* budget, double done, int64_t elapsed) noexcept nogil:

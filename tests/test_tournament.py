@@ -14,7 +14,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import List
 
 import chess
 import chess.pgn
@@ -41,12 +40,12 @@ def fake(mode: str, after: int = 3) -> str:
     return f"cmd={sys.executable} {FAKE} {mode} {after}"
 
 
-def run_cli(args: List[str], timeout: float = 60) -> subprocess.CompletedProcess:
+def run_cli(args: list[str], timeout: float = 60) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "tournaments", *args], cwd=ROOT, capture_output=True,
                           text=True, timeout=timeout)
 
 
-def read_games(path: Path) -> List[chess.pgn.Game]:
+def read_games(path: Path) -> list[chess.pgn.Game]:
     games = []
     with open(path, encoding="utf-8") as f:
         while (game := chess.pgn.read_game(f)) is not None:
@@ -81,7 +80,7 @@ def book_position(game: chess.pgn.Game) -> chess.Board:
     return board
 
 
-def games_by_black_or_white(games: List[chess.pgn.Game], name: str) -> List[chess.pgn.Game]:
+def games_by_black_or_white(games: list[chess.pgn.Game], name: str) -> list[chess.pgn.Game]:
     return [g for g in games if name in (g.headers["White"], g.headers["Black"])]
 
 

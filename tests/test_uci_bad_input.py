@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import random
-from typing import List
 
 import chess
-
-from test_uci_helpers import UciProcess, bestmoves, engine, info_strings  # noqa: F401 (fixture)
+from conftest import UciProcess, bestmoves, info_strings
 
 AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
 
@@ -17,7 +15,7 @@ def position_fen(engine: UciProcess) -> str:
     return engine.read_until("Fen: ")[-1][len("Fen: "):]
 
 
-def answer_to(engine: UciProcess, line: str) -> List[str]:
+def answer_to(engine: UciProcess, line: str) -> list[str]:
     """The info strings that answer `line`."""
     engine.send(line)
     return info_strings(engine.ready())
@@ -60,7 +58,8 @@ def test_bad_options(engine: UciProcess) -> None:
         ["option Hash takes an integer from 1 to 4096, not 'lots'"]
     assert answer_to(engine, "setoption name Hash") == \
         ["option Hash needs a value (setoption name Hash value ...)"]
-    assert answer_to(engine, "setoption name Threads value 2") == ["option Threads must be from 1 to 1, not 2"]
+    assert answer_to(engine, "setoption name Threads value 0") == ["option Threads must be from 1 to 256, not 0"]
+    assert answer_to(engine, "setoption name UCI_Elo value 5") == ["option UCI_Elo must be from 1320 to 2800, not 5"]
     assert answer_to(engine, "setoption name Ponder value maybe") == ["option Ponder takes true or false, not 'maybe'"]
     assert answer_to(engine, "setoption name SearchMode value Random")[0].startswith("option SearchMode takes one of")
     assert answer_to(engine, "setoption Hash 32") == ["expected setoption name <name> [value <value>]"]

@@ -7,8 +7,7 @@ import io
 import chess
 import chess.engine
 import chess.pgn
-
-from test_uci_helpers import ENGINE_COMMAND, REPO, STOCKFISH, play_with_clocks
+from conftest import ENGINE_COMMAND, REPO, STOCKFISH, play_with_clocks
 
 
 def test_full_game_against_stockfish() -> None:

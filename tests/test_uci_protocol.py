@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import importlib
 import re
-import tomllib
 
 import chess
 import pytest
-
-from test_uci_helpers import REPO, UciProcess, bestmoves, engine, info_strings  # noqa: F401 (fixture)
+import tomllib
+from conftest import REPO, UciProcess, bestmoves, info_strings
 
 BESTMOVE = re.compile(r"bestmove ([a-h][1-8][a-h][1-8][nbrq]?|0000)( ponder [a-h][1-8][a-h][1-8][nbrq]?)?")
 INFO_ITERATION = re.compile(
@@ -18,13 +17,25 @@ INFO_ITERATION = re.compile(
 MIDDLEGAME = "r1bq1rk1/ppp1nppp/4n3/3p3Q/3P4/1BP1B3/PP1N2PP/R4RK1 w - - 1 16"
 EXPECTED_OPTIONS = [
     "option name Hash type spin default 16 min 1 max 4096",
-    "option name Threads type spin default 1 min 1 max 1",
+    "option name Threads type spin default 1 min 1 max 256",
     "option name MultiPV type spin default 1 min 1 max 64",
     "option name Ponder type check default false",
     "option name Move Overhead type spin default 50 min 0 max 5000",
     "option name Clear Hash type button",
     "option name OwnBook type check default false",
     "option name BookFile type string default <empty>",
+    "option name UCI_Chess960 type check default false",
+    "option name UCI_LimitStrength type check default false",
+    "option name UCI_Elo type spin default 2800 min 1320 max 2800",
+    "option name Skill Level type spin default 20 min 0 max 20",
+    "option name SyzygyPath type string default <empty>",
+    "option name SyzygyProbeDepth type spin default 1 min 1 max 100",
+    "option name Syzygy50MoveRule type check default true",
+    "option name SyzygyProbeLimit type spin default 7 min 0 max 7",
+    "option name UCI_ShowWDL type check default false",
+    "option name UCI_AnalyseMode type check default false",
+    "option name UCI_Opponent type string default <empty>",
+    "option name SearchParams type string default <empty>",
 ]
 
 
@@ -87,7 +98,8 @@ def test_isready_is_answered_during_a_search_and_stop_gives_one_bestmove(engine:
 def test_stop_at_once_still_gives_a_legal_bestmove(engine: UciProcess) -> None:
     for _ in range(3):
         engine.send("position startpos moves e2e4", "go infinite", "stop")
-        check_bestmove(engine.read_until("bestmove", 5)[-1], "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1")
+        check_bestmove(engine.read_until("bestmove", 5)[-1],
+                       "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1")
     engine.send("go movetime 0")
     engine.read_until("bestmove", 5)
 

@@ -6,16 +6,17 @@ import random
 import struct
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Dict, Iterator, List, Tuple
 
 import chess
 import chess.engine
 import chess.polyglot
 import pytest
 import yaml
+from conftest import ENGINE_COMMAND, REPO, play_with_clocks
 
-from test_uci_helpers import ENGINE_COMMAND, REPO, play_with_clocks
+from search.limits import MAX_THREADS
 
 MIDDLEGAME = "r1bq1rk1/ppp1nppp/4n3/3p3Q/3P4/1BP1B3/PP1N2PP/R4RK1 w - - 1 16"
 
@@ -29,13 +30,16 @@ def kestrel() -> Iterator[chess.engine.SimpleEngine]:
         engine.quit()
 
 
+SYZYGY = REPO.parent / "shared" / "data" / "syzygy"
+
+
 def test_identity_and_options(kestrel: chess.engine.SimpleEngine) -> None:
     assert kestrel.id["name"] == "Kestrel 0.1.0"
     options = kestrel.options
     for name in ("Hash", "Threads", "MultiPV", "Ponder", "Move Overhead", "Clear Hash", "SearchMode",
                  "OwnBook", "BookFile"):
         assert name in options
-    assert (options["Threads"].min, options["Threads"].max) == (1, 1)
+    assert (options["Threads"].min, options["Threads"].max) == (1, MAX_THREADS)
     assert options["BookFile"].type == "string"
     assert "AlphaBeta" in (options["SearchMode"].var or [])
 
@@ -118,12 +122,17 @@ def test_play_with_ponder(kestrel: chess.engine.SimpleEngine) -> None:
 def test_configure_every_option(kestrel: chess.engine.SimpleEngine, tmp_path: Path) -> None:
     book = tmp_path / "book.bin"
     write_book(book, [(chess.Board(), {"e2e4": 1})])
-    values: Dict[str, object] = {
+    values: dict[str, object] = {
         "Hash": 8, "Threads": 1, "Move Overhead": 20, "Clear Hash": None, "SearchMode": "AlphaBeta",
         "OwnBook": False, "BookFile": str(book),
         "MCTS Exploration": 100, "MCTS Leaf": "playout", "MCTS Seed": 3,
+        "UCI_LimitStrength": True, "UCI_Elo": 1500, "Skill Level": 10,
+        "SyzygyPath": str(SYZYGY), "SyzygyProbeDepth": 4, "Syzygy50MoveRule": False, "SyzygyProbeLimit": 5,
+        "UCI_ShowWDL": True, "UCI_AnalyseMode": True, "UCI_Opponent": "GM 2800 human Magnus Carlsen",
+        "SearchParams": "rfp_margin=90",
     }
-    managed = {"MultiPV", "Ponder"}   # python-chess sets these itself (analyse multipv=, play ponder=)
+    # python-chess sets these itself (analyse multipv=, play ponder=, a Chess960 board).
+    managed = {"MultiPV", "Ponder", "UCI_Chess960"}
     declared = [name for name in kestrel.options if name not in managed]
     assert set(declared) <= set(values), "a declared option has no test value"
     for name in declared:
@@ -135,9 +144,9 @@ def test_configure_every_option(kestrel: chess.engine.SimpleEngine, tmp_path: Pa
         assert result.move in chess.Board().legal_moves
 
 
-def write_book(path: Path, book: List[Tuple[chess.Board, Dict[str, int]]]) -> None:
+def write_book(path: Path, book: list[tuple[chess.Board, dict[str, int]]]) -> None:
     """A Polyglot book: 16-byte entries (key, move, weight, learn), sorted by key."""
-    entries: List[bytes] = []
+    entries: list[bytes] = []
     for board, moves in book:
         key = chess.polyglot.zobrist_hash(board)
         for uci, weight in moves.items():
@@ -169,7 +178,7 @@ def test_own_book(kestrel: chess.engine.SimpleEngine, tmp_path: Path) -> None:
     assert kestrel.analyse(start, chess.engine.Limit(depth=3))["depth"] == 3
 
 
-def readme_lichess_bot_engine_section() -> Dict[str, object]:
+def readme_lichess_bot_engine_section() -> dict[str, object]:
     """The `engine:` section of the lichess-bot example in the README (or its draft)."""
     for path in (REPO / "README.md", REPO / "uci_engine" / "README_section.md"):
         text = path.read_text() if path.exists() else ""

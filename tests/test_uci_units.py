@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import io
-from typing import List
 
 import chess
 import pytest
 
-from uci_engine.options import OptionError, build_options, shown
 from search.info import CurrentMove, InfoString, SearchInfo
 from search.limits import MAX_DEPTH
+from uci_engine.options import OptionError, build_options, shown
 from uci_engine.output import Output, format_info
 from uci_engine.parsing import CommandError, parse_go, parse_position, parse_setoption
 from uci_engine.protocol import UciEngine
@@ -22,7 +21,8 @@ def test_option_declarations_and_lookup() -> None:
     assert options["searchmode"].declaration() == \
         "option name SearchMode type combo default AlphaBeta var AlphaBeta var MCTS"
     assert "MCTS Exploration" in options and "MCTS Exploration" not in build_options()
-    assert options["MCTS Exploration"].declaration() == "option name MCTS Exploration type spin default 50 min 0 max 5000"
+    assert options["MCTS Exploration"].declaration() == \
+        "option name MCTS Exploration type spin default 50 min 0 max 5000"
     assert options.set("SEARCHMODE", "mcts").value == "MCTS"
     assert options.set("OwnBook", "TRUE").value is True
     assert options.set("BookFile", "  /books/my book.bin ").value == "/books/my book.bin"
@@ -56,8 +56,11 @@ def test_parse_go() -> None:
     assert go.searchmoves == ["e2e4", "d2d4"] and go.ponder and not go.infinite and go.warnings == []
     go = parse_go("depth 0 mate 500 nodes 1_000 perft 3 movetime".split())
     assert go.numbers == {"depth": 1, "mate": MAX_DEPTH // 2} and go.perft == 3
-    assert go.warnings == ["go: depth must be at least 1, not 0; using 1", f"go: mate 500 is more than {MAX_DEPTH // 2}; using {MAX_DEPTH // 2}",
-                           "go: nodes takes a whole number, not '1_000'; ignored", "go: movetime needs a number; ignored"]
+    half = MAX_DEPTH // 2
+    assert go.warnings == ["go: depth must be at least 1, not 0; using 1",
+                           f"go: mate 500 is more than {half}; using {half}",
+                           "go: nodes takes a whole number, not '1_000'; ignored",
+                           "go: movetime needs a number; ignored"]
 
 
 def test_parse_position() -> None:
@@ -91,13 +94,13 @@ class Session:
         self.buffer = io.BytesIO()
         self.engine = UciEngine(Output(self.buffer))
 
-    def send(self, *lines: str) -> List[str]:
+    def send(self, *lines: str) -> list[str]:
         start = len(self.buffer.getvalue())
         for line in lines:
             assert self.engine.handle(line)
         return self.buffer.getvalue()[start:].decode().splitlines()
 
-    def search(self, *lines: str) -> List[str]:
+    def search(self, *lines: str) -> list[str]:
         start = len(self.buffer.getvalue())
         self.send(*lines)
         assert self.engine._job is not None and self.engine._job.wait(30)

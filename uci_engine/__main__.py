@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import List, Optional, Sequence
+from collections.abc import Sequence
 
 if not __package__:
     # Run as `python path/to/uci_engine` (how lichess-bot's `interpreter` setting starts an
@@ -23,7 +23,7 @@ USAGE = """usage: kestrel                 speak UCI on stdin/stdout (give this c
        kestrel --version"""
 
 
-def _bench(args: List[str]) -> int:
+def _bench(args: list[str]) -> int:
     from search.bench import main as bench_main
 
     if len(args) > 2 or not all(arg.isdigit() for arg in args):
@@ -32,7 +32,7 @@ def _bench(args: List[str]) -> int:
     return bench_main(args)
 
 
-def _perft(args: List[str]) -> int:
+def _perft(args: list[str]) -> int:
     from search.board import Position
 
     if not args or not args[0].isdigit() or int(args[0]) < 1:
@@ -50,7 +50,7 @@ def _perft(args: List[str]) -> int:
     return 0
 
 
-def main(argv: Optional[Sequence[str]] = None) -> int:
+def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the `kestrel` console script and of `python -m uci_engine`."""
     args = list(sys.argv[1:] if argv is None else argv)
     if args and args[0] == "bench":

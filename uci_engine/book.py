@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from typing import Collection, Optional, Tuple
+from collections.abc import Collection
 
 import chess
 import chess.polyglot
@@ -12,9 +12,9 @@ import chess.polyglot
 class OpeningBook:
     """The book named by the BookFile option; `choose` draws a move weighted by the book's counts."""
 
-    def __init__(self, rng: Optional[random.Random] = None) -> None:
+    def __init__(self, rng: random.Random | None = None) -> None:
         self.path = ""
-        self._reader: Optional[chess.polyglot.MemoryMappedReader] = None
+        self._reader: chess.polyglot.MemoryMappedReader | None = None
         self._rng = rng or random.Random()
 
     @property
@@ -37,7 +37,7 @@ class OpeningBook:
         self._reader = None
         self.path = ""
 
-    def choose(self, fen: str, legal: Collection[str]) -> Optional[Tuple[str, Optional[str]]]:
+    def choose(self, fen: str, legal: Collection[str]) -> tuple[str, str | None] | None:
         """A book move for `fen` and the book's main reply to it (or None), if the position is in the book.
 
         `legal` is the engine's own list of legal moves: a move from a corrupt or foreign

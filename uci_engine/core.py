@@ -1,7 +1,9 @@
 """Access to the Cython core, imported on first need.
 
 The loop itself starts without the core, so `uci` is answered even when a part of the
-core is not built; what is missing is reported by the command that needs it.
+core is not built; what is missing is reported by the command that needs it.  The
+functions are typed with the core's stubs (search/*.pyi), so a type checker follows a
+`go` from the UCI loop into the searchers.
 """
 
 from __future__ import annotations
@@ -9,19 +11,25 @@ from __future__ import annotations
 import importlib
 import os
 import threading
-from typing import Any, Dict, Tuple
+from types import ModuleType
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:
+    from search.board.position import Position
+    from search.limits import SearchLimits
+    from search.searcher import Searcher
 
 _lock = threading.Lock()
-_modules: Dict[str, Any] = {}
+_modules: dict[str, ModuleType] = {}
 
 # SearchMode value -> (module, class) of its searcher.
-SEARCHERS: Dict[str, Tuple[str, str]] = {
+SEARCHERS: dict[str, tuple[str, str]] = {
     "AlphaBeta": ("search.alphabeta_searcher", "AlphaBetaSearcher"),
     "MCTS": ("search.mcts_searcher", "MCTSSearcher"),
 }
 
 
-def module(name: str) -> Any:
+def module(name: str) -> ModuleType:
     """Import `name` once; ImportError (with the reason) if it is not built or not there."""
     with _lock:
         if name not in _modules:
@@ -29,38 +37,39 @@ def module(name: str) -> Any:
         return _modules[name]
 
 
-def position_class() -> Any:
-    return module("search.board").Position
+def position_class() -> type[Position]:
+    return cast("type[Position]", module("search.board").Position)
 
 
-def limits_class() -> Any:
-    return module("search.limits").SearchLimits
+def limits_class() -> type[SearchLimits]:
+    return cast("type[SearchLimits]", module("search.limits").SearchLimits)
 
 
-def searcher_class(mode: str) -> Any:
+def searcher_class(mode: str) -> type[Searcher]:
     module_name, class_name = SEARCHERS[mode]
-    return getattr(module(module_name), class_name)
+    return cast("type[Searcher]", getattr(module(module_name), class_name))
 
 
 # For measuring what each search technique is worth in games (an ablation match):
 # KESTREL_SEARCH_OFF=null_move,late_move_reductions starts the alpha-beta searcher with
-# those switched off.  The names are Searcher.configure()'s keywords.
+# those switched off.  The names are AlphaBetaSearcher.configure()'s keywords.
 SEARCH_OFF_VARIABLE = "KESTREL_SEARCH_OFF"
 
 
-def new_searcher(mode: str, hash_mb: int) -> Any:
+def new_searcher(mode: str, hash_mb: int) -> Searcher:
     """A searcher for `mode`, with the techniques named in KESTREL_SEARCH_OFF switched off."""
     searcher = searcher_class(mode)(hash_mb=hash_mb)
     switched_off = [name.strip() for name in os.environ.get(SEARCH_OFF_VARIABLE, "").split(",") if name.strip()]
-    if switched_off and mode == "AlphaBeta":
+    configure = getattr(searcher, "configure", None)
+    if switched_off and configure is not None:
         try:
-            searcher.configure(**{name: False for name in switched_off})
+            configure(**{name: False for name in switched_off})
         except TypeError as exc:
             raise ValueError(f"{SEARCH_OFF_VARIABLE}: {exc}") from exc
     return searcher
 
 
-def search_modes() -> Tuple[str, ...]:
+def search_modes() -> tuple[str, ...]:
     """The SearchMode values to declare: AlphaBeta always (a `go` reports it if it is not
     built), the others only when their searcher imports (a few ms)."""
     modes = ["AlphaBeta"]

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from typing import Any, List
+from typing import Any
 
 _RULE = " +---+---+---+---+---+---+---+---+"
 
 
-def board_lines(position: Any) -> List[str]:
+def board_lines(position: Any) -> list[str]:
     """The board from White's side, then FEN, Zobrist key and a few facts, as Stockfish's `d` shows them."""
     lines = ["", _RULE]
     for rank in range(7, -1, -1):

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any
 
 from uci_engine.output import Output
 
@@ -14,19 +15,26 @@ class Answer:
     """A result that did not need a search (a book move, no legal move)."""
 
     best_move: str
-    ponder_move: Optional[str] = None
-    pv: List[str] = field(default_factory=list)
+    ponder_move: str | None = None
+    pv: list[str] = field(default_factory=list)
+
+    def itself(self) -> Answer:
+        """The answer as a job's search function returns it."""
+        return self
 
 
 class SearchJob:
     """One `go`: runs `search` in a thread and writes exactly one `bestmove` at its end.
 
     In `go infinite` and `go ponder` the `bestmove` waits for `stop` (or `ponderhit`), even
-    if the search ends by itself first, as the protocol requires.
+    if the search ends by itself first, as the protocol requires.  A `deferred` job (`go
+    ponder` with the Ponder option off) does not think until `ponderhit`: then it runs its
+    search as a normal timed one; a `stop` first ends it at once.
     """
 
     def __init__(self, out: Output, position: Any, search: Callable[[], Any], *,
-                 searcher: Any = None, infinite: bool = False, ponder: bool = False) -> None:
+                 searcher: Any = None, infinite: bool = False, ponder: bool = False,
+                 deferred: bool = False) -> None:
         self._thread = threading.Thread(target=self._main, name="kestrel-search", daemon=True)
         self._out = out
         self._position = position          # the job's own copy, to check the searcher's answer
@@ -37,6 +45,9 @@ class SearchJob:
         self._pondering = ponder
         self._released = threading.Event()
         self._searched = threading.Event()
+        self._go_ahead = threading.Event()     # a deferred job may start its search
+        if not deferred:
+            self._go_ahead.set()
         self._lock = threading.Lock()
         self._stop_sent = False
         if not (infinite or ponder):
@@ -58,7 +69,7 @@ class SearchJob:
         """Whether `stop` was sent: the bestmove follows within milliseconds."""
         return self._stop_sent
 
-    def wait(self, timeout: Optional[float] = None) -> bool:
+    def wait(self, timeout: float | None = None) -> bool:
         """Wait for the bestmove to be written; whether it has been."""
         self._thread.join(timeout)
         return not self._thread.is_alive()
@@ -72,6 +83,7 @@ class SearchJob:
             self._stop_sent = True
             self._pondering = False
             self._released.set()
+            self._go_ahead.set()
             if self._searcher is not None and not self._searched.is_set():
                 self._searcher.stop()
 
@@ -82,11 +94,14 @@ class SearchJob:
             self._pondering = False
             if not self._infinite:
                 self._released.set()
-            if self._searcher is not None and not self._searched.is_set():
+            if not self._go_ahead.is_set():
+                self._go_ahead.set()       # the deferred search starts now, on the clock
+            elif self._searcher is not None and not self._searched.is_set():
                 self._searcher.ponderhit()
 
     def _main(self) -> None:
         result = None
+        self._go_ahead.wait()
         try:
             result = self._search()
         except Exception as exc:  # the GUI must still get its bestmove
@@ -98,18 +113,18 @@ class SearchJob:
         best, ponder = self._answer(result)
         self._out.line(f"bestmove {best}" + (f" ponder {ponder}" if ponder else ""))
 
-    def _answer(self, result: Any) -> Tuple[str, Optional[str]]:
+    def _answer(self, result: Any) -> tuple[str, str | None]:
         """The bestmove and ponder move to send, each checked against the rules."""
         if not self._legal:
             return "0000", None
-        best = getattr(result, "best_move", None)
-        if best not in self._legal:
+        best: str | None = getattr(result, "best_move", None)
+        if best is None or best not in self._legal:
             if result is not None:
                 self._out.info_string(f"the search gave {best!r}, not a legal move; "
                                       f"playing {self._legal[0]} instead")
             return self._legal[0], None
         pv = list(getattr(result, "pv", None) or [])
-        ponder = getattr(result, "ponder_move", None)
+        ponder: str | None = getattr(result, "ponder_move", None)
         if not ponder and len(pv) >= 2 and pv[0] == best:
             ponder = pv[1]
         if ponder:
@@ -118,3 +133,44 @@ class SearchJob:
             if not after.is_legal(ponder):
                 ponder = None
         return best, ponder
+
+
+class TaskJob:
+    """A long command that is not a search (`go perft`, `bench`), run beside the loop so that
+    `isready`, `stop` and `quit` are served while it works; `stop` ends it early."""
+
+    def __init__(self, out: Output, task: Callable[[], None], on_stop: Callable[[], None], name: str) -> None:
+        self._out = out
+        self._task = task
+        self._on_stop = on_stop
+        self._name = name
+        self._stop_sent = False
+        self._thread = threading.Thread(target=self._main, name=f"kestrel-{name}", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+    @property
+    def stopped(self) -> bool:
+        return self._stop_sent
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def stop(self) -> None:
+        self._stop_sent = True
+        self._on_stop()
+
+    def ponderhit(self) -> None:
+        """Nothing to do: only searches ponder."""
+
+    def _main(self) -> None:
+        try:
+            self._task()
+        except Exception as exc:  # the loop must go on
+            self._out.info_string(f"{self._name} failed: {type(exc).__name__}: {exc}")

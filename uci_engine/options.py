@@ -8,15 +8,21 @@ Adding an option is one ``Option(...)`` entry in ``build_options``.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
+from typing import Any
 
-OptionValue = Union[bool, int, str, None]
+from search.limits import MAX_HASH_MB, MAX_MULTIPV, MAX_THREADS
+
+OptionValue = bool | int | str | None
 Applier = Callable[[Any, Any], None]
 
-from search.limits import MAX_HASH_MB, MAX_MULTIPV
 
 MAX_MOVE_OVERHEAD_MS = 5000
+# UCI_Elo's range: Stockfish's lower end, and about where Kestrel's full strength lies on that
+# scale (docs/play.md has the calibration; above it Kestrel plays at full strength).
+MIN_ELO = 1320
+MAX_ELO = 2800
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 OPTION_TYPES = ("check", "spin", "combo", "button", "string")
@@ -33,11 +39,11 @@ class Option:
     name: str
     type: str
     default: OptionValue = None
-    min: Optional[int] = None
-    max: Optional[int] = None
-    vars: Tuple[str, ...] = ()
-    apply: Optional[Applier] = None          # sets the value on a searcher
-    modes: Tuple[str, ...] = ()              # the search modes `apply` concerns; () = every mode
+    min: int | None = None
+    max: int | None = None
+    vars: tuple[str, ...] = ()
+    apply: Applier | None = None          # sets the value on a searcher
+    modes: tuple[str, ...] = ()              # the search modes `apply` concerns; () = every mode
     value: OptionValue = field(init=False)
 
     def __post_init__(self) -> None:
@@ -60,7 +66,7 @@ class Option:
             words.append(f"default {self.default or '<empty>'}")
         return " ".join(words)
 
-    def parse(self, text: Optional[str]) -> OptionValue:
+    def parse(self, text: str | None) -> OptionValue:
         """The value `text` stands for; OptionError with the reason if it is not acceptable."""
         if self.type == "button":
             return None
@@ -98,8 +104,8 @@ def _key(name: str) -> str:
 class OptionTable:
     """The declared options in declaration order, looked up case-insensitively."""
 
-    def __init__(self, options: List[Option]) -> None:
-        self._options: Dict[str, Option] = {_key(o.name): o for o in options}
+    def __init__(self, options: list[Option]) -> None:
+        self._options: dict[str, Option] = {_key(o.name): o for o in options}
 
     def __iter__(self) -> Iterator[Option]:
         return iter(self._options.values())
@@ -117,7 +123,14 @@ class OptionTable:
     def value(self, name: str) -> OptionValue:
         return self[name].value
 
-    def set(self, name: str, text: Optional[str]) -> Option:
+    def integer(self, name: str) -> int:
+        """The value of a spin option."""
+        value = self[name].value
+        if not isinstance(value, int):
+            raise OptionError(f"option {name} holds no number")
+        return value
+
+    def set(self, name: str, text: str | None) -> Option:
         """Check and store a value; the option is left unchanged when OptionError is raised."""
         option = self[name]
         option.value = option.parse(text)
@@ -160,13 +173,12 @@ def _set_search_params(searcher: Any, text: Any) -> None:
     searcher.set_params(values)
 
 
-def build_options(search_modes: Tuple[str, ...] = ("AlphaBeta",), mcts_exploration: float = 0.05) -> OptionTable:
+def build_options(search_modes: tuple[str, ...] = ("AlphaBeta",), mcts_exploration: float = 0.05) -> OptionTable:
     """Every option Kestrel declares; the MCTS ones only when the MCTS searcher is there."""
     options = [
         Option("Hash", "spin", 16, 1, MAX_HASH_MB, apply=_set_hash),
-        # Declared because lichess-bot's default configuration sets it; one search thread
-        # is what the searcher runs, so that is the maximum.
-        Option("Threads", "spin", 1, 1, 1),
+        # Lazy SMP threads of the alpha-beta searcher (MCTS searches with one).
+        Option("Threads", "spin", 1, 1, MAX_THREADS, apply=_setter("threads"), modes=("AlphaBeta",)),
         Option("MultiPV", "spin", 1, 1, MAX_MULTIPV, apply=_setter("multipv")),
         Option("Ponder", "check", False),
         Option("Move Overhead", "spin", 50, 0, MAX_MOVE_OVERHEAD_MS, apply=_setter("move_overhead")),
@@ -174,6 +186,20 @@ def build_options(search_modes: Tuple[str, ...] = ("AlphaBeta",), mcts_explorati
         Option("SearchMode", "combo", "AlphaBeta", vars=search_modes),
         Option("OwnBook", "check", False),
         Option("BookFile", "string", ""),
+        Option("UCI_Chess960", "check", False),
+        # Human levels: UCI_Elo when UCI_LimitStrength is on, else Skill Level below 20.
+        Option("UCI_LimitStrength", "check", False),
+        Option("UCI_Elo", "spin", MAX_ELO, MIN_ELO, MAX_ELO),
+        Option("Skill Level", "spin", 20, 0, 20),
+        # Syzygy tablebases at the root, as Stockfish names the options.
+        Option("SyzygyPath", "string", ""),
+        Option("SyzygyProbeDepth", "spin", 1, 1, 100),
+        Option("Syzygy50MoveRule", "check", True),
+        Option("SyzygyProbeLimit", "spin", 7, 0, 7),
+        Option("UCI_ShowWDL", "check", False),
+        # Sent by some GUIs; accepted, and they change nothing in the search.
+        Option("UCI_AnalyseMode", "check", False),
+        Option("UCI_Opponent", "string", ""),
         # For tuners (python -m search.spsa): empty means every search parameter at its default.
         Option("SearchParams", "string", "", apply=_set_search_params),
     ]

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import threading
-from typing import BinaryIO, Iterable
+from collections.abc import Iterable
+from typing import BinaryIO
 
 from search.info import CurrentMove, Info, InfoString
 

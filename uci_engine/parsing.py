@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
 
 from search.limits import MAX_DEPTH
 from uci_engine.options import shown
@@ -23,7 +22,7 @@ _INTEGER = re.compile(r"[+-]?[0-9]+")
 
 # go keyword -> (smallest, largest) accepted value; times below 0 mean the flag fell: 0.
 _TIME_KEYS = ("wtime", "btime", "winc", "binc", "movetime")
-_BOUNDED_KEYS: Dict[str, Tuple[int, int]] = {
+_BOUNDED_KEYS: dict[str, tuple[int, int]] = {
     "movestogo": (1, MAX_MOVESTOGO),
     "depth": (1, MAX_DEPTH),
     "nodes": (1, MAX_NODES),
@@ -42,15 +41,15 @@ class CommandError(ValueError):
 class GoCommand:
     """The arguments of one `go`; numbers already checked and clamped."""
 
-    numbers: Dict[str, int] = field(default_factory=dict)
+    numbers: dict[str, int] = field(default_factory=dict)
     infinite: bool = False
     ponder: bool = False
-    searchmoves: List[str] = field(default_factory=list)
-    perft: Optional[int] = None
-    warnings: List[str] = field(default_factory=list)
+    searchmoves: list[str] = field(default_factory=list)
+    perft: int | None = None
+    warnings: list[str] = field(default_factory=list)
 
 
-def parse_go(args: List[str]) -> GoCommand:
+def parse_go(args: list[str]) -> GoCommand:
     """Parse the words after `go`. Every problem becomes a warning; nothing raises."""
     go = GoCommand()
     i = 0
@@ -81,7 +80,7 @@ def parse_go(args: List[str]) -> GoCommand:
     return go
 
 
-def _go_number(word: str, text: str, warnings: List[str]) -> Optional[int]:
+def _go_number(word: str, text: str, warnings: list[str]) -> int | None:
     """The checked value of `word text`, or None (with a warning) when it makes no sense."""
     if not _INTEGER.fullmatch(text):
         warnings.append(f"go: {word} takes a whole number, not {shown(text)}; ignored")
@@ -105,7 +104,7 @@ def _go_number(word: str, text: str, warnings: List[str]) -> Optional[int]:
     return number
 
 
-def parse_position(args: List[str]) -> Tuple[Optional[str], List[str]]:
+def parse_position(args: list[str]) -> tuple[str | None, list[str]]:
     """The FEN (None for the start position) and the moves of `position ...`; CommandError if malformed."""
     if not args:
         raise CommandError("position needs startpos or fen <FEN>")
@@ -126,7 +125,7 @@ def parse_position(args: List[str]) -> Tuple[Optional[str], List[str]]:
     raise CommandError(f"position: expected startpos or fen, not {shown(args[0])}")
 
 
-def parse_setoption(line: str) -> Tuple[str, Optional[str]]:
+def parse_setoption(line: str) -> tuple[str, str | None]:
     """Name and raw value of `setoption name <name> [value <value>]`.
 
     Names may hold spaces ("Move Overhead"), values too (book paths), so both are

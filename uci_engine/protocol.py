@@ -7,22 +7,38 @@ a line holds, the loop answers with at most an `info string` and goes on reading
 
 from __future__ import annotations
 
+import dataclasses
+import random
+import re
+import threading
 import time
-from typing import Any, BinaryIO, Callable, Dict, Iterator, List, Optional
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, BinaryIO
 
+import chess
+
+from search.info import Info, SearchInfo, SearchResult
+from search.limits import SearchLimits
+
+if TYPE_CHECKING:
+    from search.board.position import PerftStop, Position
+    from search.searcher import Searcher
 from uci_engine import ENGINE_AUTHOR, ENGINE_NAME, ENGINE_VERSION, core
 from uci_engine.book import OpeningBook
 from uci_engine.display import board_lines
-from uci_engine.jobs import Answer, SearchJob
+from uci_engine.jobs import Answer, SearchJob, TaskJob
 from uci_engine.options import OptionError, OptionValue, build_options, shown
 from uci_engine.output import Output, format_info
 from uci_engine.parsing import CommandError, parse_go, parse_position, parse_setoption
+from uci_engine.strength import LineCollector, level_from_options
+from uci_engine.tablebases import Tablebases
+from uci_engine.wdl import material_of_fen, wdl_per_mille
 
 MAX_LINE_BYTES = 1 << 20     # far above any real command (a 500-move `position` is ~3 KB)
 SHUTDOWN_WAIT_S = 5.0
 _UNSET = object()
 
-Handler = Callable[[List[str], str], Optional[bool]]
+Handler = Callable[[list[str], str], bool | None]
 
 
 def read_lines(stdin: BinaryIO, out: Output) -> Iterator[str]:
@@ -48,13 +64,16 @@ class UciEngine:
         modes = core.search_modes()
         self.options = build_options(modes, core.mcts_exploration_default(0.05))
         self.debug = False
-        self._position: Any = None               # None until needed: the start position
-        self._searchers: Dict[str, Any] = {}     # SearchMode -> searcher, made on first use
-        self._applied: Dict[str, Dict[str, OptionValue]] = {}   # what each searcher was given
+        self._position: Position | None = None   # None until needed: the start position
+        self._searchers: dict[str, Searcher] = {}   # SearchMode -> searcher, made on first use
+        self._applied: dict[str, dict[str, OptionValue]] = {}   # what each searcher was given
         self._clear_pending = False
-        self._job: Optional[SearchJob] = None
+        self._job: SearchJob | TaskJob | None = None
         self._book = OpeningBook()
-        self._commands: Dict[str, Handler] = {
+        self._tablebases = Tablebases()
+        self._rng = random.Random()
+        self._root_material = 0          # of the position being searched, for UCI_ShowWDL
+        self._commands: dict[str, Handler] = {
             "uci": self._uci,
             "isready": self._isready,
             "ucinewgame": self._ucinewgame,
@@ -94,11 +113,17 @@ class UciEngine:
         if not words:
             self.out.info_string("empty line ignored")
             return True
-        handler = self._commands.get(words[0].lower())
-        if handler is None:
+        # The UCI rule: skip unknown tokens and read the rest of the line ("joho debug on").
+        start = next((i for i, word in enumerate(words) if word.lower() in self._commands), None)
+        if start is None:
             self.out.info_string(f"unknown command {shown(words[0])} ignored; commands: "
                                  + " ".join(self._commands))
             return True
+        if start > 0:
+            self.out.info_string(f"skipped unknown {shown(' '.join(words[:start]))} before {words[start]}")
+            line = line[[m.start() for m in re.finditer(r"\S+", line)][start]:]
+            words = words[start:]
+        handler = self._commands[words[0].lower()]
         try:
             return handler(words[1:], line) is not False
         except (CommandError, OptionError) as exc:
@@ -131,7 +156,7 @@ class UciEngine:
             return self._end_job()
         return False
 
-    def _end_job(self, timeout: Optional[float] = None) -> bool:
+    def _end_job(self, timeout: float | None = None) -> bool:
         """Stop the running job and wait for it (a search writes its bestmove first)."""
         job = self._job
         if job is None:
@@ -142,12 +167,12 @@ class UciEngine:
         self._job = None
         return True
 
-    def _current_position(self) -> Any:
+    def _current_position(self) -> Position:
         if self._position is None:
             self._position = core.position_class()()
         return self._position
 
-    def _sync(self) -> Any:
+    def _sync(self) -> Searcher:
         """The searcher of the selected SearchMode, brought up to date with the options.
 
         Only called when no search runs: resizing or clearing a table under a running
@@ -157,7 +182,7 @@ class UciEngine:
         searcher = self._searchers.get(mode)
         applied = self._applied.setdefault(mode, {})
         if searcher is None:
-            hash_mb = self.options.value("Hash")
+            hash_mb = self.options.integer("Hash")
             try:
                 searcher = core.new_searcher(mode, hash_mb)
             except Exception as exc:
@@ -191,19 +216,21 @@ class UciEngine:
     def _on_info(self, info: Info) -> None:
         """Called by the searcher in its thread; an exception here must not reach the search."""
         try:
+            if isinstance(info, SearchInfo) and self.options.value("UCI_ShowWDL"):
+                info = dataclasses.replace(info, wdl=wdl_per_mille(info.score, self._root_material))
             self.out.line(format_info(info))
         except Exception as exc:
             self.out.info_string(f"unprintable search report {info!r}: {exc}")
 
     # Commands; each gets the words after the command and the whole line
 
-    def _uci(self, args: List[str], line: str) -> None:
+    def _uci(self, args: list[str], line: str) -> None:
         self.out.line(f"id name {ENGINE_NAME} {ENGINE_VERSION}")
         self.out.line(f"id author {ENGINE_AUTHOR}")
         self.out.lines(option.declaration() for option in self.options)
         self.out.line("uciok")
 
-    def _isready(self, args: List[str], line: str) -> None:
+    def _isready(self, args: list[str], line: str) -> None:
         # Ready means a `go` can start at once: board and searcher loaded, options applied.
         # While a search runs all that is true already (and the searcher must not be touched).
         if self._idle():
@@ -214,12 +241,12 @@ class UciEngine:
                 self.out.info_string(f"not ready to search: {type(exc).__name__}: {exc}")
         self.out.line("readyok")
 
-    def _ucinewgame(self, args: List[str], line: str) -> None:
+    def _ucinewgame(self, args: list[str], line: str) -> None:
         self._clear_pending = True
         if self._idle():
             self._sync()
 
-    def _setoption(self, args: List[str], line: str) -> None:
+    def _setoption(self, args: list[str], line: str) -> None:
         name, text = parse_setoption(line)
         option = self.options.set(name, text)
         if self.debug:
@@ -232,27 +259,44 @@ class UciEngine:
                                      f"({type(exc).__name__}: {exc}); no book in use")
         elif option.name == "Clear Hash":
             self._clear_pending = True
+        elif option.name == "SyzygyPath":
+            for problem in self._tablebases.open(str(option.value)):
+                self.out.info_string(problem)
+            if option.value and not self._tablebases.available:
+                self.out.info_string("SyzygyPath: no tables loaded; playing without tablebases")
+            elif self._tablebases.available:
+                self.out.info_string(f"SyzygyPath: tables up to {self._tablebases.max_pieces} pieces loaded")
+        elif option.name == "Threads" and str(self.options.value("SearchMode")) != "AlphaBeta":
+            self.out.info_string("MCTS searches with 1 thread; Threads applies to SearchMode AlphaBeta")
         if option.apply is not None or option.name in ("Clear Hash", "SearchMode"):
             if self._idle():
                 self._sync()
             else:
                 self.out.info_string(f"{option.name} takes effect when the current search ends")
 
-    def _set_position(self, args: List[str], line: str) -> None:
+    def _set_position(self, args: list[str], line: str) -> None:
         fen, moves = parse_position(args)
         position_class = core.position_class()
+        chess960 = bool(self.options.value("UCI_Chess960"))
+        if fen is not None and not chess960 and _needs_chess960(fen):
+            self.out.info_string("position: this FEN has Chess960 castling rights; playing it as Chess960 "
+                                 "(castling as king takes rook; set UCI_Chess960 true for such games)")
+            chess960 = True
         try:
-            position = position_class() if fen is None else position_class(fen)
+            position = position_class(fen, chess960=chess960)
         except ValueError as exc:
             raise CommandError(f"position: bad FEN {shown(fen or '', 100)}: {exc}; position unchanged") from exc
         for number, move in enumerate(moves, 1):
+            if not chess960 and _is_king_takes_rook(position, move):
+                self.out.info_string(f"position: move {number} {shown(move)} is Chess960 castling notation; "
+                                     "read as castling (UCI_Chess960 is off)")
             try:
                 position.push(move)
             except ValueError as exc:
                 raise CommandError(f"position: move {number} {shown(move)}: {exc}; position unchanged") from exc
         self._position = position
 
-    def _go(self, args: List[str], line: str) -> None:
+    def _go(self, args: list[str], line: str) -> None:
         go = parse_go(args)
         for warning in go.warnings:
             self.out.info_string(warning)
@@ -264,7 +308,8 @@ class UciEngine:
             return
         self._end_job()   # a go during a search ends that search first: one bestmove per go
         if go.perft is not None:
-            self._perft(root, go.perft)
+            stop = core.module("search.board.position").PerftStop()
+            self._start(TaskJob(self.out, lambda: self._perft(root, go.perft or 1, stop), stop.set, "perft"))
             return
         legal = root.legal_moves()
         searchmoves = [m for m in go.searchmoves if m in legal]
@@ -277,8 +322,15 @@ class UciEngine:
         if self.debug:
             self.out.info_string(f"go: {limits}")
         answer = self._answer_without_search(root, legal, limits)
+        if answer is None and legal:
+            answer = self._consult_tablebases(root, limits)
+        # With Ponder off a `go ponder` waits without thinking: the search starts at ponderhit.
+        deferred = go.ponder and not self.options.value("Ponder")
+        if deferred:
+            limits.ponder = False
+        search: Callable[[], SearchResult | Answer | None]
         if answer is not None:
-            search: Callable[[], Any] = lambda: answer
+            search = answer.itself
             searcher = None
         else:
             try:
@@ -286,24 +338,71 @@ class UciEngine:
             except CommandError as exc:
                 self.out.info_string(str(exc))
                 searcher = None
-                search = lambda: None   # the job then plays a legal move and says so
+                search = _no_result   # the job then plays a legal move and says so
             else:
-                search = lambda: searcher.search(root, limits, self._on_info)
+                search = self._search_function(searcher, root, limits)
         self._start(SearchJob(self.out, root, search, searcher=searcher,
-                              infinite=go.infinite, ponder=go.ponder))
+                              infinite=go.infinite, ponder=go.ponder, deferred=deferred))
 
-    def _perft(self, root: Any, depth: int) -> None:
-        """`go perft N`: leaves per root move and in all, as Stockfish prints them (and like
-        Stockfish, in the command thread: it is a debugging aid, not a search)."""
+    def _search_function(self, searcher: Searcher, root: Position,
+                         limits: SearchLimits) -> Callable[[], SearchResult]:
+        """The search this `go` runs: at full strength, or at the level the options ask for."""
+        self._root_material = material_of_fen(root.fen())
+        multipv = int(self.options.value("MultiPV") or 1)
+        level = level_from_options(self.options)
+        if level is None:
+            searcher.multipv = multipv
+            return lambda: searcher.search(root, limits, self._on_info)
+        # A weaker level sees less (fewer nodes) and looks at a few moves to choose from.
+        searcher.multipv = max(multipv, level.lines)
+        limits = dataclasses.replace(limits, nodes=min(limits.nodes or level.nodes, level.nodes))
+        if self.debug:
+            self.out.info_string(f"strength: Elo {level.elo}, {level.nodes} nodes, {level.lines} lines")
+
+        def weakened() -> SearchResult:
+            lines = LineCollector(self._on_info, level.lines)
+            result = searcher.search(root, limits, lines)
+            return level.choose(result, lines.complete, self._rng)
+
+        return weakened
+
+    def _consult_tablebases(self, root: Position, limits: SearchLimits) -> Answer | None:
+        """Play a tablebase position from the tables, or narrow the search to the moves that keep
+        its result; None when the tables do not cover it."""
+        if not self._tablebases.available or limits.searchmoves:
+            return None
+        probe = self._tablebases.probe_root(root.fen(), root.chess960, self.options.integer("SyzygyProbeLimit"),
+                                            bool(self.options.value("Syzygy50MoveRule")))
+        if probe is None:
+            return None
+        # UCI's score of a tablebase result (cp 20000 for a win: no mate distance is known).
+        wdl = ""
+        if self.options.value("UCI_ShowWDL"):
+            win, draw, loss = (1000, 0, 0) if probe.wdl > 1 else ((0, 0, 1000) if probe.wdl < -1 else (0, 1000, 0))
+            wdl = f" wdl {win} {draw} {loss}"
+        if probe.decided:
+            self.out.line(f"info depth 1 seldepth 1 multipv 1 score cp {probe.score_cp}{wdl} nodes 0 "
+                          f"tbhits {probe.tbhits} time 0 pv {probe.moves[0]}")
+            return Answer(probe.moves[0])
+        self.out.info_string(f"tablebases: {len(probe.moves)} moves keep the result "
+                             f"({'win' if probe.wdl > 0 else 'draw' if probe.wdl == 0 else 'loss'}); searching those")
+        limits.searchmoves = probe.moves
+        return None
+
+    def _perft(self, root: Position, depth: int, stop: PerftStop) -> None:
+        """`go perft N`: leaves per root move and in all, as Stockfish prints them; run as a job,
+        so that `stop` ends it (with the root moves counted so far) and `isready` is answered."""
         start = time.perf_counter()
-        divide = root.divide(depth)
+        divide = root.divide(depth, stop)
         self.out.lines(f"{move}: {count}" for move, count in divide.items())
         self.out.line("")
+        if stop.is_set:
+            self.out.info_string(f"perft stopped after {len(divide)} root moves")
         self.out.line(f"Nodes searched: {sum(divide.values())}")
         if self.debug:
             self.out.info_string(f"perft {depth} took {(time.perf_counter() - start) * 1000:.0f} ms")
 
-    def _answer_without_search(self, root: Any, legal: List[str], limits: Any) -> Optional[Answer]:
+    def _answer_without_search(self, root: Position, legal: list[str], limits: SearchLimits) -> Answer | None:
         """The answer when there is no move to search, or the book has one."""
         if not legal:
             self.out.line("info depth 0 score " + ("mate 0" if root.is_check() else "cp 0"))
@@ -326,14 +425,14 @@ class UciEngine:
         self.out.info_string(f"book move {choice[0]}")
         return Answer(choice[0], choice[1])
 
-    def _start(self, job: SearchJob) -> None:
+    def _start(self, job: SearchJob | TaskJob) -> None:
         self._job = job
         job.start()
 
-    def _stop(self, args: List[str], line: str) -> None:
+    def _stop(self, args: list[str], line: str) -> None:
         self._tell_search("stop")
 
-    def _ponderhit(self, args: List[str], line: str) -> None:
+    def _ponderhit(self, args: list[str], line: str) -> None:
         self._tell_search("ponderhit")
 
     def _tell_search(self, command: str) -> None:
@@ -343,18 +442,18 @@ class UciEngine:
         elif self.debug:
             self.out.info_string(f"{command}: no search is running")
 
-    def _quit(self, args: List[str], line: str) -> bool:
+    def _quit(self, args: list[str], line: str) -> bool:
         return False
 
-    def _debug(self, args: List[str], line: str) -> None:
+    def _debug(self, args: list[str], line: str) -> None:
         if len(args) != 1 or args[0].lower() not in ("on", "off"):
             raise CommandError("expected debug on or debug off")
         self.debug = args[0].lower() == "on"
 
-    def _register(self, args: List[str], line: str) -> None:
+    def _register(self, args: list[str], line: str) -> None:
         self.out.info_string("Kestrel needs no registration")
 
-    def _bench(self, args: List[str], line: str) -> None:
+    def _bench(self, args: list[str], line: str) -> None:
         if not self._idle():
             raise CommandError("bench: not while a search is running (send stop first)")
         depth = None
@@ -362,12 +461,45 @@ class UciEngine:
             if not args[0].isdigit() or not 1 <= int(args[0]) <= 64:
                 raise CommandError(f"bench: depth must be a number from 1 to 64, not {shown(args[0])}")
             depth = int(args[0])
-        run_bench = core.module("search.bench").run_bench
-        run_bench(depth, hash_mb=int(self.options.value("Hash") or 16), out=self.out.line)
+        bench = core.module("search.bench")
+        searcher = core.searcher_class("AlphaBeta")(hash_mb=int(self.options.value("Hash") or 16))
+        stopped = threading.Event()
 
-    def _show_board(self, args: List[str], line: str) -> None:
+        def stop() -> None:
+            stopped.set()
+            searcher.stop()
+
+        self._start(TaskJob(self.out, lambda: bench.run_bench(depth, out=self.out.line, searcher=searcher,
+                                                              should_stop=stopped.is_set), stop, "bench"))
+
+    def _show_board(self, args: list[str], line: str) -> None:
         self.out.lines(board_lines(self._current_position()))
 
-    def _eval(self, args: List[str], line: str) -> None:
+    def _eval(self, args: list[str], line: str) -> None:
         evaluation = core.module("eval")
         self.out.lines(evaluation.format_breakdown(evaluation.breakdown(self._current_position())).splitlines())
+
+
+def _no_result() -> None:
+    return None
+
+
+def _needs_chess960(fen: str) -> bool:
+    """Whether `fen` has castling rights that only Chess960 has (a king or rook off its home)."""
+    try:
+        return chess.Board(fen, chess960=True).has_chess960_castling_rights()
+    except ValueError:
+        return False     # Kestrel's own parser says what is wrong with it
+
+
+def _is_king_takes_rook(position: Position, move: str) -> bool:
+    """`move` is written as the king capturing its own rook (Chess960's castling notation)."""
+    if len(move) != 4 or not all(c in "abcdefgh12345678" for c in move):
+        return False
+    try:
+        origin = chess.parse_square(move[:2])
+        target = chess.parse_square(move[2:])
+    except ValueError:
+        return False
+    king, rook = position.piece_at(origin), position.piece_at(target)
+    return king is not None and rook is not None and king in "Kk" and rook == ("R" if king == "K" else "r")

@@ -5,3 +5,6 @@ from search.board.board cimport Board
 
 # The last ply is counted from the move list without being made ("bulk counting").
 cdef uint64_t perft(Board* b, int depth) noexcept nogil
+
+# The same, giving up (with a partial count) soon after another thread sets *stop.
+cdef uint64_t perft_until(Board* b, int depth, int* stop) noexcept nogil

@@ -15,7 +15,7 @@ from search.board.board cimport (
     is_insufficient_material, side_has_insufficient_material, compute_key, drop_old_history,
 )
 from search.board.movegen cimport generate_legal, generate_noisy, parse_uci_move, is_uci_move_text
-from search.board.perft cimport perft as c_perft
+from search.board.perft cimport perft as c_perft, perft_until
 
 from typing import Dict, List, Optional
 
@@ -23,6 +23,19 @@ from search.board.board import STARTING_FEN
 
 # Room kept for the search path on top of the game's history.
 cdef int GAME_HISTORY_LIMIT = MAX_GAME_PLY - 256
+
+
+cdef class PerftStop:
+    """A flag that ends a running `Position.divide` from another thread."""
+
+    cdef int flag
+
+    def set(self) -> None:
+        self.flag = 1
+
+    @property
+    def is_set(self) -> bool:
+        return self.flag != 0
 
 
 cdef class Position:
@@ -175,11 +188,14 @@ cdef class Position:
             nodes = c_perft(self.board, d)
         return nodes
 
-    def divide(self, depth: int) -> Dict[str, int]:
-        """Perft per root move, as Stockfish prints it for `go perft N`."""
+    def divide(self, depth: int, PerftStop stop=None) -> Dict[str, int]:
+        """Perft per root move, as Stockfish prints it for `go perft N`.  With `stop`, another
+        thread may end it early: then only the root moves counted in full are in the result."""
         cdef MoveList moves
         cdef int i, d = depth - 1
         cdef uint64_t nodes
+        cdef int never = 0
+        cdef int* flag = &stop.flag if stop is not None else &never
         result = {}
         if depth < 1:
             return result
@@ -188,8 +204,10 @@ cdef class Position:
             name = move_to_uci(self.board, moves.moves[i])
             do_move(self.board, moves.moves[i])
             with nogil:
-                nodes = c_perft(self.board, d)
+                nodes = perft_until(self.board, d, flag)
             undo_move(self.board)
+            if flag[0]:
+                break
             result[name] = nodes
         return result
 

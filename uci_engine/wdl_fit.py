@@ -1,0 +1,145 @@
+"""Fit the WDL model (uci_engine/wdl.py) to games: `python -m uci_engine.wdl_fit GAMES.pgn ...`.
+
+Every move with a score comment (`{ +0.35/12 0.1s }`, as the project's runner and
+cutechess write them) gives one sample: the mover's score, the material on the board
+and the game's result from the mover's view.  Mate scores and the opening (first 8
+moves) are left out.  The constants maximise the likelihood of the results (a small
+Nelder-Mead search, no dependency); the fit's log-loss and a calibration table are
+printed beside those of the constants in use.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterable
+
+import chess.pgn
+
+from uci_engine.wdl import A0, A1, B0, B1, material_of_fen, wdl_probabilities
+
+SCORE = re.compile(r"^\s*([+-]?\d+(?:\.\d+)?)/\d+")
+Sample = tuple[int, int, int]      # (cp rounded to 10, material, outcome +1/0/-1 for the mover)
+
+
+def samples_from_pgn(paths: Iterable[str], skip_moves: int = 8) -> Counter[Sample]:
+    """Scored moves of every decided or drawn game, counted by (cp, material, outcome)."""
+    counts: Counter[Sample] = Counter()
+    for path in paths:
+        with open(path) as handle:
+            while (game := chess.pgn.read_game(handle)) is not None:
+                result = game.headers.get("Result")
+                if result not in ("1-0", "0-1", "1/2-1/2"):
+                    continue
+                white_outcome = {"1-0": 1, "0-1": -1, "1/2-1/2": 0}[result]
+                board = game.board()
+                for node in game.mainline():
+                    mover_is_white = board.turn == chess.WHITE
+                    material = material_of_fen(board.fen())
+                    match = SCORE.match(node.comment or "")
+                    if match and board.fullmove_number > skip_moves:
+                        cp = round(float(match.group(1)) * 100)
+                        if abs(cp) < 2000:
+                            outcome = white_outcome if mover_is_white else -white_outcome
+                            counts[(round(cp, -1), material, outcome)] += 1
+                    board.push(node.move)
+    return counts
+
+
+def log_loss(counts: Counter[Sample], params: tuple[float, float, float, float]) -> float:
+    """Mean negative log-likelihood of the outcomes under the model with `params`."""
+    total = 0.0
+    n = 0
+    for (cp, material, outcome), count in counts.items():
+        probabilities = wdl_probabilities(cp, material, *params)
+        p = probabilities[0 if outcome == 1 else (1 if outcome == 0 else 2)]
+        total -= count * math.log(max(p, 1e-9))
+        n += count
+    return total / max(n, 1)
+
+
+def nelder_mead(f: Callable[[list[float]], float], start: list[float], step: list[float],
+                iterations: int = 400) -> list[float]:
+    """Minimise `f` from `start` (the plain Nelder-Mead simplex method)."""
+    simplex = [list(start)] + [[x + (step[i] if j == i else 0.0) for j, x in enumerate(start)]
+                               for i in range(len(start))]
+    values = [f(p) for p in simplex]
+    for _ in range(iterations):
+        order = sorted(range(len(simplex)), key=values.__getitem__)
+        simplex = [simplex[i] for i in order]
+        values = [values[i] for i in order]
+        centroid = [sum(p[i] for p in simplex[:-1]) / (len(simplex) - 1) for i in range(len(start))]
+        worst = simplex[-1]
+        reflected = [c + (c - w) for c, w in zip(centroid, worst, strict=True)]
+        fr = f(reflected)
+        if fr < values[0]:
+            expanded = [c + 2 * (c - w) for c, w in zip(centroid, worst, strict=True)]
+            fe = f(expanded)
+            simplex[-1], values[-1] = (expanded, fe) if fe < fr else (reflected, fr)
+        elif fr < values[-2]:
+            simplex[-1], values[-1] = reflected, fr
+        else:
+            contracted = [c + 0.5 * (w - c) for c, w in zip(centroid, worst, strict=True)]
+            fc = f(contracted)
+            if fc < values[-1]:
+                simplex[-1], values[-1] = contracted, fc
+            else:
+                best = simplex[0]
+                simplex = [best] + [[b + 0.5 * (x - b) for b, x in zip(best, p, strict=True)] for p in simplex[1:]]
+                values = [values[0]] + [f(p) for p in simplex[1:]]
+    return simplex[min(range(len(simplex)), key=values.__getitem__)]
+
+
+def calibration_table(counts: Counter[Sample], params: tuple[float, float, float, float]) -> list[str]:
+    """Observed and predicted win/draw/loss rates by score band."""
+    bands = [(-2000, -300), (-300, -150), (-150, -50), (-50, 50), (50, 150), (150, 300), (300, 2000)]
+    rows = ["score band      samples  observed W/D/L %     model W/D/L %"]
+    for low, high in bands:
+        seen = [0, 0, 0]
+        predicted = [0.0, 0.0, 0.0]
+        n = 0
+        for (cp, material, outcome), count in counts.items():
+            if low <= cp < high:
+                seen[0 if outcome == 1 else (1 if outcome == 0 else 2)] += count
+                for i, p in enumerate(wdl_probabilities(cp, material, *params)):
+                    predicted[i] += p * count
+                n += count
+        if n:
+            rows.append(f"[{low:5d},{high:5d})  {n:8d}  " + "/".join(f"{100 * s / n:4.1f}" for s in seen)
+                        + "     " + "/".join(f"{100 * p / n:4.1f}" for p in predicted))
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    paths = sys.argv[1:] if argv is None else argv
+    if not paths:
+        print("usage: python -m uci_engine.wdl_fit GAMES.pgn [MORE.pgn ...]", file=sys.stderr)
+        return 2
+    try:
+        counts = samples_from_pgn(paths)
+    except OSError as exc:
+        print(f"wdl_fit: {exc}", file=sys.stderr)
+        return 2
+    n = sum(counts.values())
+    if n < 100:
+        print(f"wdl_fit: only {n} scored moves; play more games", file=sys.stderr)
+        return 2
+    in_use = (A0, A1, B0, B1)
+
+    def objective(p: list[float]) -> float:
+        return log_loss(counts, (p[0], p[1], p[2], p[3]))
+
+    fitted = nelder_mead(objective, list(in_use), [40.0, 40.0, 15.0, 15.0])
+    best = (fitted[0], fitted[1], fitted[2], fitted[3])
+    print(f"samples: {n} scored moves")
+    print(f"constants in use: A0={A0:.1f} A1={A1:.1f} B0={B0:.1f} B1={B1:.1f}  log-loss {log_loss(counts, in_use):.4f}")
+    print(f"fitted:           A0={best[0]:.1f} A1={best[1]:.1f} B0={best[2]:.1f} B1={best[3]:.1f}  "
+          f"log-loss {log_loss(counts, best):.4f}")
+    print("\n".join(calibration_table(counts, best)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
