@@ -21,9 +21,9 @@ from search.info import Info, SearchInfo, SearchResult
 from uci_engine.options import MAX_ELO, MIN_ELO, OptionTable
 
 # The curves below are straight lines in these numbers between MIN_ELO and MAX_ELO.
-LOG10_NODES_AT_MIN, LOG10_NODES_AT_MAX = 1.8, 6.0     # search size: ~60 nodes .. 1 M nodes
-TEMPERATURE_AT_MIN, TEMPERATURE_AT_MAX = 90.0, 4.0    # centipawns: how readily a worse move is played
-MARGIN_AT_MIN, MARGIN_AT_MAX = 300.0, 20.0            # centipawns: never a move worse than this
+LOG10_NODES_AT_MIN, LOG10_NODES_AT_MAX = 2.7, 6.3     # search size: ~500 nodes .. 2 M nodes
+TEMPERATURE_AT_MIN, TEMPERATURE_AT_MAX = 50.0, 3.0    # centipawns: how readily a worse move is played
+MARGIN_AT_MIN, MARGIN_AT_MAX = 200.0, 15.0            # centipawns: never a move worse than this
 LINES = 4                                             # moves considered (MultiPV)
 MATE_CP = 100_000                                     # a mate score's size when comparing lines
 

@@ -1,0 +1,294 @@
+"""Playing with people and bots: Chess960, strength levels, tablebases, WDL, pondering,
+unknown tokens, stoppable perft and bench, and lichess-bot's default configuration."""
+
+from __future__ import annotations
+
+import random
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import chess
+import chess.engine
+import chess.syzygy
+import pytest
+from conftest import ENGINE_COMMAND, REPO, STOCKFISH, UciProcess, info_strings
+
+from search.info import SearchInfo, SearchResult
+from uci_engine.options import MAX_ELO, MIN_ELO
+from uci_engine.strength import elo_for_skill, level_for_elo
+from uci_engine.wdl import wdl_per_mille
+
+SYZYGY = REPO.parent / "shared" / "data" / "syzygy"
+
+
+@pytest.fixture
+def kestrel() -> Iterator[chess.engine.SimpleEngine]:
+    engine = chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, cwd=REPO, timeout=30)
+    try:
+        yield engine
+    finally:
+        engine.quit()
+
+
+def answer(engine: UciProcess, *lines: str) -> list[str]:
+    engine.send(*lines)
+    return engine.ready()
+
+
+# ---------------------------------------------------------------- Chess960
+
+@pytest.mark.slow
+def test_chess960_games_through_python_chess(kestrel: chess.engine.SimpleEngine) -> None:
+    """Whole games from many of the 960 start positions, python-chess as the client (it sets
+    UCI_Chess960 and checks every move); castling is played in several of them."""
+    rng = random.Random(960)
+    castled = 0
+    for number in rng.sample(range(960), 8):
+        board = chess.Board.from_chess960_pos(number)
+        kestrel.configure({"Clear Hash": None})
+        while not board.is_game_over(claim_draw=True) and board.ply() < 120:
+            result = kestrel.play(board, chess.engine.Limit(nodes=1500))
+            assert result.move in board.legal_moves, (number, board.fen())
+            castled += board.is_castling(result.move)
+            board.push(result.move)
+    assert castled >= 2
+
+
+def test_castling_notation_follows_uci_chess960(engine: UciProcess) -> None:
+    ready = "position startpos moves e2e4 e7e5 g1f3 b8c6 f1c4 g8f6"
+    # Standard chess: the king's two-square move.
+    engine.send(ready, "go depth 2 searchmoves e1g1")
+    assert engine.read_until(lambda text: text.startswith("bestmove"))[-1].split()[1] == "e1g1"
+    # Chess960: the king takes its own rook, out and in.
+    answer(engine, "setoption name UCI_Chess960 value true")
+    engine.send(ready, "go depth 2 searchmoves e1h1")
+    assert engine.read_until(lambda text: text.startswith("bestmove"))[-1].split()[1] == "e1h1"
+    lines = answer(engine, ready + " e1h1", "d")
+    assert any("Fen: r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQ1RK1 b" in text for text in lines)
+    fen = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"
+    engine.send(f"position fen {fen}", "go depth 3")
+    move = engine.read_until(lambda text: text.startswith("bestmove"))[-1].split()[1]
+    assert chess.Move.from_uci(move) in chess.Board(fen, chess960=True).legal_moves
+
+
+def test_chess960_input_without_the_option_is_reported_and_handled(engine: UciProcess) -> None:
+    notes = info_strings(answer(engine, "position startpos moves e2e4 e7e5 g1f3 b8c6 f1c4 g8f6 e1h1"))
+    assert any("Chess960 castling notation" in note for note in notes)
+    engine.send("d")
+    assert any("Fen: r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQ1RK1 b kq" in line for line in engine.ready())
+    fen = "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9"
+    notes = info_strings(answer(engine, f"position fen {fen}"))
+    assert any("playing it as Chess960" in note for note in notes)
+    engine.send("go depth 3")
+    move = engine.read_until(lambda line: line.startswith("bestmove"))[-1].split()[1]
+    assert chess.Move.from_uci(move) in chess.Board(fen, chess960=True).legal_moves
+
+
+# ---------------------------------------------------------------- strength levels
+
+def test_levels_weaken_steadily_and_skill_maps_onto_elo() -> None:
+    levels = [level_for_elo(elo) for elo in range(MIN_ELO, MAX_ELO, 100)]
+    assert all(level is not None for level in levels)
+    nodes = [level.nodes for level in levels if level]
+    margins = [level.margin for level in levels if level]
+    assert nodes == sorted(nodes) and nodes[0] < nodes[-1]
+    assert margins == sorted(margins, reverse=True)
+    assert level_for_elo(MAX_ELO) is None and level_for_elo(5) == level_for_elo(MIN_ELO)
+    assert elo_for_skill(0) == MIN_ELO and elo_for_skill(20) == MAX_ELO
+    assert [elo_for_skill(s) for s in range(21)] == sorted(elo_for_skill(s) for s in range(21))
+
+
+def line(multipv: int, cp: int, move: str) -> SearchInfo:
+    return SearchInfo(depth=4, seldepth=4, multipv=multipv, score=("cp", cp), nodes=100, nps=1, hashfull=0,
+                      time=1, pv=[move, "e7e5"])
+
+
+def test_a_weak_level_never_plays_a_move_beyond_its_margin() -> None:
+    level = level_for_elo(MIN_ELO)
+    assert level is not None
+    lines = [line(1, 50, "e2e4"), line(2, 30, "d2d4"), line(3, 50 - int(level.margin) - 1, "g2g4")]
+    result = SearchResult("e2e4", "e7e5", ("cp", 50), 4, 100, ["e2e4", "e7e5"], 50)
+    rng = random.Random(1)
+    chosen = [level.choose(result, lines, rng).best_move for _ in range(400)]
+    assert "g2g4" not in chosen                        # more than the margin worse: never
+    assert chosen.count("d2d4") > 20                   # a little worse: sometimes, at a low level
+    assert chosen.count("e2e4") > chosen.count("d2d4")
+    strong = level_for_elo(MAX_ELO - 100)
+    assert strong is not None
+    picks = [strong.choose(result, lines, rng).best_move for _ in range(400)]
+    assert picks.count("d2d4") < chosen.count("d2d4")  # a strong level strays less
+
+
+def test_limited_strength_searches_less_and_answers_legally(engine: UciProcess) -> None:
+    answer(engine, "setoption name UCI_LimitStrength value true", f"setoption name UCI_Elo value {MIN_ELO}",
+           "position startpos moves e2e4 e7e5")
+    engine.send("go wtime 60000 btime 60000")
+    lines = engine.read_until(lambda text: text.startswith("bestmove"))
+    level = level_for_elo(MIN_ELO)
+    assert level is not None
+    nodes = [int(text.split(" nodes ")[1].split()[0]) for text in lines if " nodes " in text]
+    assert nodes and max(nodes) <= level.nodes + 64
+    assert any(" multipv 2 " in text for text in lines)
+    board = chess.Board()
+    board.push_uci("e2e4")
+    board.push_uci("e7e5")
+    assert chess.Move.from_uci(lines[-1].split()[1]) in board.legal_moves
+
+
+# ---------------------------------------------------------------- tablebases
+
+@pytest.mark.parametrize("fen", ["8/8/8/8/8/2k5/8/KQ6 w - - 0 1", "8/8/4k3/8/8/8/8/4K1NB w - - 0 1",
+                                 "8/8/3k4/8/8/8/2K5/R7 w - - 0 1"])
+def test_tablebase_wins_are_played_from_the_tables(engine: UciProcess, fen: str) -> None:
+    notes = info_strings(answer(engine, f"setoption name SyzygyPath value {SYZYGY}"))
+    assert any("tables up to" in note for note in notes)
+    engine.send(f"position fen {fen}", "go wtime 5000 btime 5000")
+    lines = engine.read_until(lambda text: text.startswith("bestmove"))
+    assert any(" tbhits " in text and " score cp 20000 " in text for text in lines)
+    move = lines[-1].split()[1]
+    with chess.syzygy.open_tablebase(str(SYZYGY)) as tables:
+        board = chess.Board(fen)
+        board.push_uci(move)
+        assert tables.probe_wdl(board) == -2          # the move keeps the win
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fen,kestrel_white,expected", [
+    ("8/8/8/3k4/8/8/3K4/5QR1 w - - 0 1", True, "1-0"),      # KQR v K: mate, straight from the tables
+    ("8/8/3k4/8/8/8/2K5/R7 w - - 0 1", True, "1-0"),        # KR v K
+    ("8/8/4k3/8/8/8/8/4K1NB w - - 0 1", True, "1-0"),       # KBN v K, the hard one: within the 50 moves
+    ("8/8/8/8/4k3/8/4P3/4K3 b - - 0 1", False, "1/2-1/2"),  # K v KP held by the defender
+])
+def test_tablebase_endgames_are_won_or_held_exactly(fen: str, kestrel_white: bool, expected: str) -> None:
+    kestrel = chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, cwd=REPO, timeout=30)
+    stockfish = chess.engine.SimpleEngine.popen_uci(STOCKFISH, timeout=30)
+    try:
+        kestrel.configure({"SyzygyPath": str(SYZYGY)})
+        board = chess.Board(fen)
+        while not board.is_game_over(claim_draw=True) and board.ply() < 240:
+            ours = board.turn == (chess.WHITE if kestrel_white else chess.BLACK)
+            engine = kestrel if ours else stockfish
+            board.push(engine.play(board, chess.engine.Limit(time=0.05)).move)
+        assert board.result(claim_draw=True) == expected, board.fen()
+    finally:
+        kestrel.quit()
+        stockfish.quit()
+
+
+def test_bad_syzygy_paths_are_reported_and_harmless(engine: UciProcess, tmp_path: Path) -> None:
+    not_a_folder = tmp_path / "file.txt"
+    not_a_folder.write_text("no tables here")
+    damaged = tmp_path / "damaged"
+    damaged.mkdir()
+    (damaged / "KQvK.rtbw").write_bytes(b"\x00" * 64)
+    for path, expected in [(str(not_a_folder), "is not a folder"), ("/no/such/folder", "is not a folder"),
+                           (str(tmp_path), "no Syzygy tables")]:
+        notes = info_strings(answer(engine, f"setoption name SyzygyPath value {path}"))
+        assert any(expected in note for note in notes), notes
+    answer(engine, f"setoption name SyzygyPath value {damaged}")
+    engine.send("position fen 8/8/8/8/8/2k5/8/KQ6 w - - 0 1", "go depth 4")
+    move = engine.read_until(lambda text: text.startswith("bestmove"))[-1].split()[1]
+    assert chess.Move.from_uci(move) in chess.Board("8/8/8/8/8/2k5/8/KQ6 w - - 0 1").legal_moves
+    assert info_strings(answer(engine, "setoption name SyzygyPath value <empty>")) == []
+
+
+# ---------------------------------------------------------------- WDL
+
+def test_wdl_model_is_a_distribution_that_grows_with_the_score() -> None:
+    for material in (10, 40, 78):
+        previous = -1
+        for cp in range(-800, 801, 50):
+            win, draw, loss = wdl_per_mille(("cp", cp), material)
+            assert win + draw + loss == 1000 and min(win, draw, loss) >= 0
+            assert win >= previous
+            previous = win
+        assert wdl_per_mille(("cp", 0), material)[0] == wdl_per_mille(("cp", 0), material)[2]
+    assert wdl_per_mille(("mate", 3), 40) == (1000, 0, 0) and wdl_per_mille(("mate", -2), 40) == (0, 0, 1000)
+
+
+def test_show_wdl_adds_wdl_to_info_lines(engine: UciProcess) -> None:
+    answer(engine, "setoption name UCI_ShowWDL value true", "position startpos")
+    engine.send("go depth 5")
+    lines = [text for text in engine.read_until(lambda t: t.startswith("bestmove")) if " pv " in text]
+    assert lines and all(" wdl " in text for text in lines)
+    win, draw, loss = (int(x) for x in lines[-1].split(" wdl ")[1].split()[:3])
+    assert win + draw + loss == 1000
+
+
+# ---------------------------------------------------------------- ponder, tokens, jobs
+
+def test_ponder_off_waits_for_ponderhit_without_thinking(engine: UciProcess) -> None:
+    answer(engine, "setoption name Ponder value false", "position startpos moves e2e4")
+    engine.send("go ponder wtime 5000 btime 5000")
+    quiet = engine.drain(0.6)
+    assert not [text for text in quiet if text.startswith("info depth")]   # no search before the ponderhit
+    engine.send("ponderhit")
+    lines = engine.read_until(lambda text: text.startswith("bestmove"))
+    assert any(text.startswith("info depth") for text in lines)
+    # A ponder miss: stop, then the real position; nothing is lost.
+    engine.send("position startpos moves e2e4 e7e5", "go ponder wtime 5000 btime 5000")
+    engine.send("stop")
+    engine.read_until(lambda text: text.startswith("bestmove"))
+    engine.send("position startpos moves e2e4 c7c5", "go wtime 5000 btime 5000")
+    move = engine.read_until(lambda text: text.startswith("bestmove"))[-1].split()[1]
+    board = chess.Board()
+    for uci in ("e2e4", "c7c5"):
+        board.push_uci(uci)
+    assert chess.Move.from_uci(move) in board.legal_moves
+
+
+def test_unknown_tokens_before_a_command_are_skipped(engine: UciProcess) -> None:
+    notes = info_strings(answer(engine, "joho debug on"))
+    assert notes == ["skipped unknown 'joho' before debug"]
+    engine.send("position startpos", "go depth 1")
+    lines = engine.read_until(lambda text: text.startswith("bestmove"))
+    assert any(text.startswith("info string go: ") for text in lines)     # debug is on
+    assert info_strings(answer(engine, "xyzzy plugh"))[0].startswith("unknown command 'xyzzy'")
+
+
+def test_go_perft_and_bench_are_stoppable_jobs(engine: UciProcess) -> None:
+    engine.send("position startpos", "go perft 12")
+    start = time.monotonic()
+    assert not [text for text in engine.ready(timeout=5) if text.startswith("Nodes")]   # readyok while it runs
+    engine.send("stop")
+    lines = engine.read_until(lambda text: text.startswith("Nodes searched"), timeout=10)
+    assert any("perft stopped" in text for text in lines)
+    engine.send("bench 30")
+    assert not [text for text in engine.ready(timeout=5) if text.startswith("Nodes")]
+    engine.send("stop")
+    lines = engine.read_until(lambda text: text.startswith("Nodes/second"), timeout=10)
+    assert any("bench stopped" in text for text in lines)
+    assert time.monotonic() - start < 20
+    engine.send("go perft 3")
+    assert engine.read_until(lambda text: text.startswith("Nodes searched"))[-1] == "Nodes searched: 8902"
+
+
+# ---------------------------------------------------------------- lichess-bot
+
+LICHESS_BOT_DEFAULT_UCI_OPTIONS = {"Move Overhead": 100, "Threads": 4, "Hash": 512, "SyzygyPath": "./syzygy/",
+                                   "UCI_ShowWDL": True}
+
+
+@pytest.mark.slow
+def test_lichess_bot_default_config_is_accepted_and_plays(tmp_path: Path) -> None:
+    """lichess-bot's own config.yml.default uci_options, applied as lichess-bot does
+    (python-chess configure), then a game with pondering."""
+    from test_uci_python_chess import readme_lichess_bot_engine_section
+
+    section = readme_lichess_bot_engine_section()
+    assert section["uci_options"] == LICHESS_BOT_DEFAULT_UCI_OPTIONS
+    engine = chess.engine.SimpleEngine.popen_uci([sys.executable, str(REPO / "uci_engine")], cwd=tmp_path,
+                                                 timeout=30)
+    try:
+        engine.configure(section["uci_options"])
+        board = chess.Board()
+        game = object()
+        while not board.is_game_over() and board.ply() < 16:
+            limit = chess.engine.Limit(white_clock=5, black_clock=5, white_inc=0.05, black_inc=0.05)
+            result = engine.play(board, limit, game=game, ponder=section["ponder"], info=chess.engine.INFO_ALL)
+            assert result.move in board.legal_moves
+            board.push(result.move)
+    finally:
+        engine.quit()
