@@ -15,7 +15,7 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
 # What mypy --strict checks: every Python module of the project, and the stubs of the core.
-TYPED = ["uci_engine", "tournaments", "search/board", "eval", "search"]
+TYPED = ["uci_engine", "tournaments", "search", "eval"]
 
 
 def run(*command: str) -> subprocess.CompletedProcess[str]:

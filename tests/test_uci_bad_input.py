@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 import chess
+import pytest
 from conftest import UciProcess, bestmoves, info_strings
 
 AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
@@ -167,6 +168,7 @@ def safe(line: bytes) -> bool:
     return not (words and words[0].lower() in FORBIDDEN_FIRST_WORDS) and b"perft" not in line
 
 
+@pytest.mark.slow
 def test_fuzz_ten_thousand_lines() -> None:
     rng = random.Random(20240611)
     process = UciProcess()

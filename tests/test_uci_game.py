@@ -7,9 +7,11 @@ import io
 import chess
 import chess.engine
 import chess.pgn
+import pytest
 from conftest import ENGINE_COMMAND, REPO, STOCKFISH, play_with_clocks
 
 
+@pytest.mark.slow
 def test_full_game_against_stockfish() -> None:
     kestrel = chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, cwd=REPO, timeout=30)
     stockfish = chess.engine.SimpleEngine.popen_uci(STOCKFISH, timeout=30)
