@@ -17,7 +17,7 @@ from conftest import ENGINE_COMMAND, REPO, STOCKFISH, UciProcess, info_strings
 
 from search.info import SearchInfo, SearchResult
 from uci_engine.options import MAX_ELO, MIN_ELO
-from uci_engine.strength import elo_for_skill, level_for_elo
+from uci_engine.strength import FULL_STRENGTH_ELO, elo_for_skill, level_for_elo
 from uci_engine.wdl import wdl_per_mille
 
 SYZYGY = REPO.parent / "shared" / "data" / "syzygy"
@@ -89,14 +89,15 @@ def test_chess960_input_without_the_option_is_reported_and_handled(engine: UciPr
 # ---------------------------------------------------------------- strength levels
 
 def test_levels_weaken_steadily_and_skill_maps_onto_elo() -> None:
-    levels = [level_for_elo(elo) for elo in range(MIN_ELO, MAX_ELO, 100)]
+    levels = [level_for_elo(elo) for elo in range(MIN_ELO, FULL_STRENGTH_ELO, 100)]
     assert all(level is not None for level in levels)
     nodes = [level.nodes for level in levels if level]
     margins = [level.margin for level in levels if level]
     assert nodes == sorted(nodes) and nodes[0] < nodes[-1]
     assert margins == sorted(margins, reverse=True)
     assert level_for_elo(MAX_ELO) is None and level_for_elo(5) == level_for_elo(MIN_ELO)
-    assert elo_for_skill(0) == MIN_ELO and elo_for_skill(20) == MAX_ELO
+    assert elo_for_skill(0) == MIN_ELO and elo_for_skill(20) == FULL_STRENGTH_ELO
+    assert level_for_elo(FULL_STRENGTH_ELO) is None and level_for_elo(FULL_STRENGTH_ELO - 1) is not None
     assert [elo_for_skill(s) for s in range(21)] == sorted(elo_for_skill(s) for s in range(21))
 
 
@@ -115,7 +116,7 @@ def test_a_weak_level_never_plays_a_move_beyond_its_margin() -> None:
     assert "g2g4" not in chosen                        # more than the margin worse: never
     assert chosen.count("d2d4") > 20                   # a little worse: sometimes, at a low level
     assert chosen.count("e2e4") > chosen.count("d2d4")
-    strong = level_for_elo(MAX_ELO - 100)
+    strong = level_for_elo(FULL_STRENGTH_ELO - 100)
     assert strong is not None
     picks = [strong.choose(result, lines, rng).best_move for _ in range(400)]
     assert picks.count("d2d4") < chosen.count("d2d4")  # a strong level strays less

@@ -128,7 +128,8 @@ class EngineProcess:
         if sys.platform.startswith("linux"):
             kwargs["preexec_fn"] = _die_with_parent
         try:
-            # setpgrp: a Ctrl-C meant for the runner should not kill the engines mid-move.
+            # setpgrp: a Ctrl-C meant for the runner should not kill the engines mid-move
+            # (python-chess makes it a new process group on Windows too).
             self.transport, self.protocol = await asyncio.wait_for(
                 popen(self.config.command, setpgrp=True, **kwargs), timeout)
         except (FileNotFoundError, PermissionError, NotADirectoryError) as err:
@@ -199,10 +200,11 @@ class EngineProcess:
     async def kill(self) -> None:
         """Stop the process at once (hung or crashed engines, and the end of the run on errors)."""
         if self.transport is not None:
-            with contextlib.suppress(ProcessLookupError, OSError):
-                pid = self.transport.get_pid()
-                # The engine runs in its own session: kill the group, so helpers die with it.
-                os.killpg(pid, signal.SIGKILL)
+            if hasattr(os, "killpg"):   # POSIX; on Windows transport.kill() below is the way
+                with contextlib.suppress(ProcessLookupError, OSError):
+                    pid = self.transport.get_pid()
+                    # The engine runs in its own session: kill the group, so helpers die with it.
+                    os.killpg(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
             with contextlib.suppress(ProcessLookupError, OSError):
                 self.transport.kill()
             if self.protocol is not None:

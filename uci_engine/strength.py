@@ -18,12 +18,15 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from search.info import Info, SearchInfo, SearchResult
-from uci_engine.options import MAX_ELO, MIN_ELO, OptionTable
+from uci_engine.options import MIN_ELO, OptionTable
 
-# The curves below are straight lines in these numbers between MIN_ELO and MAX_ELO.
-LOG10_NODES_AT_MIN, LOG10_NODES_AT_MAX = 2.7, 6.3     # search size: ~500 nodes .. 2 M nodes
-TEMPERATURE_AT_MIN, TEMPERATURE_AT_MAX = 50.0, 3.0    # centipawns: how readily a worse move is played
-MARGIN_AT_MIN, MARGIN_AT_MAX = 200.0, 15.0            # centipawns: never a move worse than this
+# Kestrel's full strength on Stockfish's UCI_Elo scale (docs/play.md): from here up, UCI_Elo
+# asks for no weakening at all.
+FULL_STRENGTH_ELO = 2250
+# The curves below are straight lines in these numbers between MIN_ELO and FULL_STRENGTH_ELO.
+LOG10_NODES_AT_MIN, LOG10_NODES_AT_MAX = 3.3, 5.7     # search size: ~2,000 nodes .. 500,000 nodes
+TEMPERATURE_AT_MIN, TEMPERATURE_AT_MAX = 30.0, 0.5    # centipawns: how readily a worse move is played
+MARGIN_AT_MIN, MARGIN_AT_MAX = 120.0, 2.0             # centipawns: never a move worse than this
 LINES = 4                                             # moves considered (MultiPV)
 MATE_CP = 100_000                                     # a mate score's size when comparing lines
 
@@ -63,13 +66,13 @@ def _centipawns(line: SearchInfo) -> float:
 
 
 def _along(elo: int, at_min: float, at_max: float) -> float:
-    share = (min(max(elo, MIN_ELO), MAX_ELO) - MIN_ELO) / (MAX_ELO - MIN_ELO)
+    share = (min(max(elo, MIN_ELO), FULL_STRENGTH_ELO) - MIN_ELO) / (FULL_STRENGTH_ELO - MIN_ELO)
     return at_min + (at_max - at_min) * share
 
 
 def level_for_elo(elo: int) -> StrengthLevel | None:
-    """The level that plays at about `elo`; None at MAX_ELO and above (full strength)."""
-    if elo >= MAX_ELO:
+    """The level that plays at about `elo`; None from FULL_STRENGTH_ELO up (full strength)."""
+    if elo >= FULL_STRENGTH_ELO:
         return None
     elo = max(elo, MIN_ELO)
     return StrengthLevel(elo=elo, nodes=int(10 ** _along(elo, LOG10_NODES_AT_MIN, LOG10_NODES_AT_MAX)),
@@ -79,7 +82,7 @@ def level_for_elo(elo: int) -> StrengthLevel | None:
 
 def elo_for_skill(skill: int) -> int:
     """`Skill Level` 0..20 on the UCI_Elo scale: 0 is MIN_ELO, 20 full strength."""
-    return round(MIN_ELO + (MAX_ELO - MIN_ELO) * min(max(skill, 0), 20) / 20)
+    return round(MIN_ELO + (FULL_STRENGTH_ELO - MIN_ELO) * min(max(skill, 0), 20) / 20)
 
 
 def level_from_options(options: OptionTable) -> StrengthLevel | None:

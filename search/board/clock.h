@@ -27,7 +27,14 @@ static inline void kestrel_sleep_ms(int ms) {
 }
 #endif
 
-static inline int kestrel_load_flag(volatile int* flag) { return *flag; }
-static inline void kestrel_store_flag(volatile int* flag, int value) { *flag = value; }
+/* MSVC's C compiler spells `inline` as `__inline` (older versions know no other). */
+#if defined(_MSC_VER)
+#define KESTREL_INLINE __inline
+#else
+#define KESTREL_INLINE inline
+#endif
+
+static KESTREL_INLINE int kestrel_load_flag(volatile int* flag) { return *flag; }
+static KESTREL_INLINE void kestrel_store_flag(volatile int* flag, int value) { *flag = value; }
 
 #endif
