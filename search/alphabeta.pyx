@@ -95,7 +95,8 @@ cdef int quiescence(SearchState* s, int alpha, int beta, int ply) noexcept nogil
 
     if enter_node(s, ply):
         return 0
-    if is_draw_by_rule(b, ply):
+    # The 50-move rule stays out of quiescence until an SPRT says whether it is worth the test.
+    if is_draw_by_rule(b, ply, False):
         return VALUE_DRAW
     if ply >= MAX_PLY - 1:
         return evaluate(b) if not in_check else VALUE_DRAW
