@@ -189,3 +189,13 @@ def engine() -> Iterator[UciProcess]:
         yield process
     finally:
         process.close()
+
+
+@pytest.fixture
+def kestrel() -> Iterator[chess.engine.SimpleEngine]:
+    """Kestrel driven by python-chess, as lichess-bot and GUIs' Python tooling drive it."""
+    engine = chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, cwd=REPO, timeout=30)
+    try:
+        yield engine
+    finally:
+        engine.quit()

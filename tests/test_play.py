@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import chess
@@ -21,15 +20,6 @@ from uci_engine.strength import FULL_STRENGTH_ELO, elo_for_skill, level_for_elo
 from uci_engine.wdl import wdl_per_mille
 
 SYZYGY = REPO.parent / "shared" / "data" / "syzygy"
-
-
-@pytest.fixture
-def kestrel() -> Iterator[chess.engine.SimpleEngine]:
-    engine = chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, cwd=REPO, timeout=30)
-    try:
-        yield engine
-    finally:
-        engine.quit()
 
 
 def answer(engine: UciProcess, *lines: str) -> list[str]:

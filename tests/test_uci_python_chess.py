@@ -6,28 +6,17 @@ import random
 import struct
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import chess
 import chess.engine
 import chess.polyglot
-import pytest
 import yaml
-from conftest import ENGINE_COMMAND, REPO, play_with_clocks
+from conftest import REPO, play_with_clocks
 
 from search.limits import MAX_THREADS
 
 MIDDLEGAME = "r1bq1rk1/ppp1nppp/4n3/3p3Q/3P4/1BP1B3/PP1N2PP/R4RK1 w - - 1 16"
-
-
-@pytest.fixture
-def kestrel() -> Iterator[chess.engine.SimpleEngine]:
-    engine = chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, cwd=REPO, timeout=30)
-    try:
-        yield engine
-    finally:
-        engine.quit()
 
 
 SYZYGY = REPO.parent / "shared" / "data" / "syzygy"

@@ -23,7 +23,41 @@ class Answer:
         return self
 
 
-class SearchJob:
+class Job:
+    """Work in a thread beside the command loop: started once, stopped at most once."""
+
+    def __init__(self, name: str) -> None:
+        self._thread = threading.Thread(target=self._main, name=f"kestrel-{name}", daemon=True)
+        self._stop_sent = False
+
+    def start(self) -> None:
+        self._thread.start()
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive()
+
+    @property
+    def stopped(self) -> bool:
+        """Whether `stop` was sent: the job ends within milliseconds."""
+        return self._stop_sent
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Wait for the job to end; whether it has."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def ponderhit(self) -> None:
+        """Nothing to do unless the job is a search."""
+
+    def _main(self) -> None:
+        raise NotImplementedError
+
+
+class SearchJob(Job):
     """One `go`: runs `search` in a thread and writes exactly one `bestmove` at its end.
 
     In `go infinite` and `go ponder` the `bestmove` waits for `stop` (or `ponderhit`), even
@@ -35,7 +69,7 @@ class SearchJob:
     def __init__(self, out: Output, position: Any, search: Callable[[], Any], *,
                  searcher: Any = None, infinite: bool = False, ponder: bool = False,
                  deferred: bool = False) -> None:
-        self._thread = threading.Thread(target=self._main, name="kestrel-search", daemon=True)
+        super().__init__("search")
         self._out = out
         self._position = position          # the job's own copy, to check the searcher's answer
         self._legal = position.legal_moves()
@@ -49,7 +83,6 @@ class SearchJob:
         if not deferred:
             self._go_ahead.set()
         self._lock = threading.Lock()
-        self._stop_sent = False
         if not (infinite or ponder):
             self._released.set()
 
@@ -58,21 +91,7 @@ class SearchJob:
             # From here a stop or ponderhit reaches this search even before its thread
             # enters it, and none can linger into the next one.
             self._searcher.arm()
-        self._thread.start()
-
-    @property
-    def running(self) -> bool:
-        return self._thread.is_alive()
-
-    @property
-    def stopped(self) -> bool:
-        """Whether `stop` was sent: the bestmove follows within milliseconds."""
-        return self._stop_sent
-
-    def wait(self, timeout: float | None = None) -> bool:
-        """Wait for the bestmove to be written; whether it has been."""
-        self._thread.join(timeout)
-        return not self._thread.is_alive()
+        super().start()
 
     # The searcher keeps a stop or ponderhit that comes before its search starts for that
     # search; one sent after the search has returned would wrongly carry over to the next,
@@ -135,39 +154,20 @@ class SearchJob:
         return best, ponder
 
 
-class TaskJob:
+class TaskJob(Job):
     """A long command that is not a search (`go perft`, `bench`), run beside the loop so that
     `isready`, `stop` and `quit` are served while it works; `stop` ends it early."""
 
     def __init__(self, out: Output, task: Callable[[], None], on_stop: Callable[[], None], name: str) -> None:
+        super().__init__(name)
         self._out = out
         self._task = task
         self._on_stop = on_stop
         self._name = name
-        self._stop_sent = False
-        self._thread = threading.Thread(target=self._main, name=f"kestrel-{name}", daemon=True)
-
-    def start(self) -> None:
-        self._thread.start()
-
-    @property
-    def running(self) -> bool:
-        return self._thread.is_alive()
-
-    @property
-    def stopped(self) -> bool:
-        return self._stop_sent
-
-    def wait(self, timeout: float | None = None) -> bool:
-        self._thread.join(timeout)
-        return not self._thread.is_alive()
 
     def stop(self) -> None:
         self._stop_sent = True
         self._on_stop()
-
-    def ponderhit(self) -> None:
-        """Nothing to do: only searches ponder."""
 
     def _main(self) -> None:
         try:

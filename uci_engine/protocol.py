@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 from uci_engine import ENGINE_AUTHOR, ENGINE_NAME, ENGINE_VERSION, core
 from uci_engine.book import OpeningBook
 from uci_engine.display import board_lines
-from uci_engine.jobs import Answer, SearchJob, TaskJob
+from uci_engine.jobs import Answer, Job, SearchJob, TaskJob
 from uci_engine.options import OptionError, OptionValue, build_options, shown
 from uci_engine.output import Output, format_info
 from uci_engine.parsing import CommandError, parse_go, parse_position, parse_setoption
@@ -68,7 +68,7 @@ class UciEngine:
         self._searchers: dict[str, Searcher] = {}   # SearchMode -> searcher, made on first use
         self._applied: dict[str, dict[str, OptionValue]] = {}   # what each searcher was given
         self._clear_pending = False
-        self._job: SearchJob | TaskJob | None = None
+        self._job: Job | None = None
         self._book = OpeningBook()
         self._tablebases = Tablebases()
         self._rng = random.Random()
@@ -425,7 +425,7 @@ class UciEngine:
         self.out.info_string(f"book move {choice[0]}")
         return Answer(choice[0], choice[1])
 
-    def _start(self, job: SearchJob | TaskJob) -> None:
+    def _start(self, job: Job) -> None:
         self._job = job
         job.start()
 

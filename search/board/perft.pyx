@@ -10,19 +10,8 @@ cdef extern from "clock.h" nogil:
 
 
 cdef uint64_t perft(Board* b, int depth) noexcept nogil:
-    cdef MoveList moves
-    cdef uint64_t nodes = 0
-    cdef int i
-    if depth <= 0:
-        return 1
-    generate_legal(b, &moves)
-    if depth == 1:
-        return moves.count
-    for i in range(moves.count):
-        do_move(b, moves.moves[i])
-        nodes += perft(b, depth - 1)
-        undo_move(b)
-    return nodes
+    cdef int never = 0
+    return perft_until(b, depth, &never)
 
 
 cdef uint64_t perft_until(Board* b, int depth, int* stop) noexcept nogil:
