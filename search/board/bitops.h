@@ -13,15 +13,13 @@
 #include <intrin.h>
 #if defined(_M_X64) || defined(_M_ARM64)
 #pragma intrinsic(_BitScanForward64, _BitScanReverse64)
+/* Not __popcnt64: MSVC emits the POPCNT instruction for it unconditionally, and a wheel
+ * must run on every x86-64 CPU (GCC and Clang without -march call a portable routine). */
 static __inline int kestrel_popcount(uint64_t b) {
-#if defined(_M_X64)
-    return (int)__popcnt64(b);
-#else
     b = b - ((b >> 1) & 0x5555555555555555ULL);
     b = (b & 0x3333333333333333ULL) + ((b >> 2) & 0x3333333333333333ULL);
     b = (b + (b >> 4)) & 0x0F0F0F0F0F0F0F0FULL;
     return (int)((b * 0x0101010101010101ULL) >> 56);
-#endif
 }
 static __inline int kestrel_lsb(uint64_t b) { unsigned long i; _BitScanForward64(&i, b); return (int)i; }
 static __inline int kestrel_msb(uint64_t b) { unsigned long i; _BitScanReverse64(&i, b); return (int)i; }
