@@ -14,7 +14,6 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import List
 
 import chess
 import chess.pgn
@@ -41,12 +40,12 @@ def fake(mode: str, after: int = 3) -> str:
     return f"cmd={sys.executable} {FAKE} {mode} {after}"
 
 
-def run_cli(args: List[str], timeout: float = 60) -> subprocess.CompletedProcess:
+def run_cli(args: list[str], timeout: float = 60) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "tournaments", *args], cwd=ROOT, capture_output=True,
                           text=True, timeout=timeout)
 
 
-def read_games(path: Path) -> List[chess.pgn.Game]:
+def read_games(path: Path) -> list[chess.pgn.Game]:
     games = []
     with open(path, encoding="utf-8") as f:
         while (game := chess.pgn.read_game(f)) is not None:
@@ -81,10 +80,11 @@ def book_position(game: chess.pgn.Game) -> chess.Board:
     return board
 
 
-def games_by_black_or_white(games: List[chess.pgn.Game], name: str) -> List[chess.pgn.Game]:
+def games_by_black_or_white(games: list[chess.pgn.Game], name: str) -> list[chess.pgn.Game]:
     return [g for g in games if name in (g.headers["White"], g.headers["Black"])]
 
 
+@pytest.mark.slow
 def test_engine_faults_are_forfeits_with_reasons(tmp_path):
     _require(STOCKFISH, "stockfish")
     pgn = tmp_path / "faults.pgn"
@@ -131,6 +131,7 @@ def test_engine_faults_are_forfeits_with_reasons(tmp_path):
     assert "Games lost to engine faults: 12" in proc.stdout
 
 
+@pytest.mark.slow
 def test_stockfish_against_xboard_phalanx_with_adjudication(tmp_path):
     _require(STOCKFISH, "stockfish")
     _require(PHALANX, "phalanx")
@@ -164,6 +165,7 @@ def test_stockfish_against_xboard_phalanx_with_adjudication(tmp_path):
     assert "Score of sf vs phalanx:" in proc.stdout and "Ptnml(0-2):" in proc.stdout
 
 
+@pytest.mark.slow
 def test_fairymax_without_setboard_plays_the_book_as_moves(tmp_path):
     """Fairy-Max declares setboard=0: EPD openings reach it as moves from the start position."""
     _require(STOCKFISH, "stockfish")
@@ -197,8 +199,8 @@ def test_engine_without_setboard_refuses_fen_openings_before_any_game(tmp_path):
     assert not pgn.exists()
 
 
+@pytest.mark.slow
 def test_plot_writes_a_png(tmp_path):
-    pytest.importorskip("matplotlib", reason="the test extra installs matplotlib: pip install -e '.[test]'")
     _require(STOCKFISH, "stockfish")
     png = tmp_path / "elo.png"
     proc = run_cli(["-engine", f"cmd={STOCKFISH}", "name=d1", "depth=1", "-engine", f"cmd={STOCKFISH}", "name=d3",
@@ -215,6 +217,7 @@ def test_plot_writes_a_png(tmp_path):
     assert pixels.shape[:2] == (450, 800) and pixels.std() > 0.05
 
 
+@pytest.mark.slow
 def test_recover_off_stops_after_a_crash_and_min_pgn_has_no_comments(tmp_path):
     _require(STOCKFISH, "stockfish")
     pgn = tmp_path / "min.pgn"
@@ -251,6 +254,7 @@ def test_misconfigured_engine_stops_the_run_before_any_game(tmp_path, engine_arg
     assert time.monotonic() - start < 20
 
 
+@pytest.mark.slow
 def test_sprt_stops_when_a_bound_is_crossed(tmp_path):
     _require(STOCKFISH, "stockfish")
     pgn = tmp_path / "sprt.pgn"
@@ -272,6 +276,7 @@ def _state_games(path: Path) -> int:
         return 0
 
 
+@pytest.mark.slow
 def test_sigkill_then_resume_keeps_every_finished_game_once(tmp_path):
     _require(STOCKFISH, "stockfish")
     pgn = tmp_path / "resume.pgn"
@@ -306,8 +311,8 @@ def test_sigkill_then_resume_keeps_every_finished_game_once(tmp_path):
     assert _state_games(state) == 12
 
 
+@pytest.mark.slow
 def test_kestrel_plays_a_match():
-    pytest.importorskip("uci_engine.__main__")  # Kestrel's UCI front is being built; remove this once it lands
     _require(STOCKFISH, "stockfish")
     proc = run_cli(["-engine", f"cmd={sys.executable} -m uci_engine", "name=Kestrel",
                     "-engine", f"cmd={STOCKFISH}", "name=sf", "option.UCI_LimitStrength=true",

@@ -242,7 +242,7 @@ def test_round_robin_and_gauntlet_schedules():
                                             "-each", "tc=1", "-games", "2", "-rounds", "2"]))
     games = schedule(config, n_openings=5)
     assert len(games) == 3 * 2 * 2
-    for first, second in zip(games[::2], games[1::2]):  # each opening twice, colours swapped
+    for first, second in zip(games[::2], games[1::2], strict=True):  # each opening twice, colours swapped
         assert (first.pair, first.opening) == (second.pair, second.opening)
         assert (first.white, first.black) == (second.black, second.white)
     assert len({g.pair for g in games}) == 6

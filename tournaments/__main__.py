@@ -6,7 +6,6 @@ import asyncio
 import logging
 import os
 import sys
-from typing import List, Optional
 
 from tournaments.cli import USAGE, HelpRequested, build_config, recover_option, split_options
 from tournaments.config import ConfigError, TournamentConfig
@@ -89,7 +88,7 @@ async def run(config: TournamentConfig, state: RunState, resume: bool, is_defaul
     return 0
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         line = split_options(argv)
@@ -100,7 +99,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         resume = line.get("resume")
         if resume is not None:
             state_words, pgn_words = line.get("state"), line.get("pgnout")
-            path: Optional[str] = resume[0] if resume else (state_words[0] if state_words else None)
+            path: str | None = resume[0] if resume else (state_words[0] if state_words else None)
             if path is None and pgn_words:
                 path = pgn_words[0] + ".state.json"
             if path is None:

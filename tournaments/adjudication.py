@@ -7,7 +7,6 @@ them, in centipawns (mates become large numbers).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import List, Optional
 
 import chess
 import chess.engine
@@ -26,7 +25,7 @@ class Verdict:
     reason: str
 
 
-def rules_verdict(board: chess.Board) -> Optional[Verdict]:
+def rules_verdict(board: chess.Board) -> Verdict | None:
     """The game's own end by the rules, or None.
 
     Threefold repetition and the fifty-move rule end the game at once, as
@@ -51,14 +50,14 @@ class Adjudicator:
 
     def __init__(self, config: AdjudicationConfig) -> None:
         self.config = config
-        self.scores: List[Optional[int]] = []  # one per ply played by the engines, mover's view
+        self.scores: list[int | None] = []  # one per ply played by the engines, mover's view
         self.plies = 0
 
-    def record(self, score: Optional[int]) -> None:
+    def record(self, score: int | None) -> None:
         self.scores.append(score)
         self.plies += 1
 
-    def verdict(self, board: chess.Board) -> Optional[Verdict]:
+    def verdict(self, board: chess.Board) -> Verdict | None:
         """Call after each engine move (``board`` is after that move)."""
         c = self.config
         mover = not board.turn  # the side that has just moved
@@ -84,7 +83,7 @@ class Adjudicator:
         return None
 
 
-def score_cp(score: Optional[chess.engine.PovScore], color: chess.Color) -> Optional[int]:
+def score_cp(score: chess.engine.PovScore | None, color: chess.Color) -> int | None:
     """Centipawns from ``color``'s view, mates as +-``MATE_CP``."""
     if score is None:
         return None

@@ -11,10 +11,16 @@ import dataclasses
 import os
 import shlex
 from dataclasses import dataclass, field
-from typing import Dict, List, Optional, Tuple
 
-from tournaments.config import (AdjudicationConfig, ConfigError, EngineConfig, SprtConfig, TournamentConfig,
-                                default_config, load_config_file)
+from tournaments.config import (
+    AdjudicationConfig,
+    ConfigError,
+    EngineConfig,
+    SprtConfig,
+    TournamentConfig,
+    default_config,
+    load_config_file,
+)
 from tournaments.timecontrol import TimeControl
 
 USAGE = """\
@@ -76,20 +82,20 @@ class HelpRequested(Exception):
 class CommandLine:
     """The parsed command line, before it is merged with a config file."""
 
-    options: List[Tuple[str, List[str]]] = field(default_factory=list)
+    options: list[tuple[str, list[str]]] = field(default_factory=list)
 
-    def get(self, name: str) -> Optional[List[str]]:
+    def get(self, name: str) -> list[str] | None:
         found = [values for key, values in self.options if key == name]
         return found[-1] if found else None
 
-    def all(self, name: str) -> List[List[str]]:
+    def all(self, name: str) -> list[list[str]]:
         return [values for key, values in self.options if key == name]
 
     def has(self, name: str) -> bool:
         return any(key == name for key, _ in self.options)
 
 
-def split_options(argv: List[str]) -> CommandLine:
+def split_options(argv: list[str]) -> CommandLine:
     line = CommandLine()
     for word in argv:
         name = word.lstrip("-")
@@ -104,7 +110,7 @@ def split_options(argv: List[str]) -> CommandLine:
     return line
 
 
-def key_values(words: List[str], what: str) -> List[Tuple[str, str]]:
+def key_values(words: list[str], what: str) -> list[tuple[str, str]]:
     pairs = []
     for word in words:
         if "=" not in word:
@@ -114,7 +120,7 @@ def key_values(words: List[str], what: str) -> List[Tuple[str, str]]:
     return pairs
 
 
-def _single(line: CommandLine, name: str) -> Optional[str]:
+def _single(line: CommandLine, name: str) -> str | None:
     values = line.get(name)
     if values is None:
         return None
@@ -123,16 +129,17 @@ def _single(line: CommandLine, name: str) -> Optional[str]:
     return values[0]
 
 
-def _number(text: Optional[str], what: str, kind: type = int) -> Optional[float]:
+def _number(text: str | None, what: str, kind: type = int) -> float | None:
     if text is None:
         return None
     try:
-        return kind(text)
+        value: float = kind(text)
+        return value
     except ValueError:
         raise ConfigError(f"{what}: not a number: {text!r}") from None
 
 
-def _timemargin(text: Optional[str], name: str) -> Optional[str]:
+def _timemargin(text: str | None, name: str) -> str | None:
     """Seconds, as this runner counts them; ``50ms`` for cutechess-cli habits.
 
     A bare number of 10 or more is refused: it is almost surely cutechess-cli's
@@ -150,11 +157,11 @@ def _timemargin(text: Optional[str], name: str) -> Optional[str]:
     return text
 
 
-def _sort_keys(pairs: List[Tuple[str, str]], what: str) -> Tuple[Dict[str, str], Dict[str, str], List[str]]:
+def _sort_keys(pairs: list[tuple[str, str]], what: str) -> tuple[dict[str, str], dict[str, str], list[str]]:
     """Engine keys split into settings (cmd, name, time control...), ``option.`` values and ``arg=`` words."""
-    settings: Dict[str, str] = {}
-    options: Dict[str, str] = {}
-    args: List[str] = []
+    settings: dict[str, str] = {}
+    options: dict[str, str] = {}
+    args: list[str] = []
     for key, value in pairs:
         if key.startswith("option."):
             options[key[len("option."):]] = value
@@ -167,7 +174,7 @@ def _sort_keys(pairs: List[Tuple[str, str]], what: str) -> Tuple[Dict[str, str],
     return settings, options, args
 
 
-def _time_control(settings: Dict[str, str], name: str) -> TimeControl:
+def _time_control(settings: dict[str, str], name: str) -> TimeControl:
     try:
         return TimeControl.parse(settings.get("tc"), st=settings.get("st"), nodes=settings.get("nodes"),
                                  depth=settings.get("depth"), margin=_timemargin(settings.get("timemargin"), name))
@@ -175,7 +182,7 @@ def _time_control(settings: Dict[str, str], name: str) -> TimeControl:
         raise ConfigError(f"engine {name!r}: {err}") from None
 
 
-def engine_from_words(pairs: List[Tuple[str, str]], each: List[Tuple[str, str]], number: int) -> EngineConfig:
+def engine_from_words(pairs: list[tuple[str, str]], each: list[tuple[str, str]], number: int) -> EngineConfig:
     """One ``-engine``, its own keys taking precedence over ``-each``."""
     settings, options, args = _sort_keys(each + pairs, f"engine {number}")
     if "cmd" not in settings:
@@ -188,7 +195,7 @@ def engine_from_words(pairs: List[Tuple[str, str]], each: List[Tuple[str, str]],
                         tc=_time_control(settings, name), workdir=settings.get("dir"))
 
 
-def apply_each(engine: EngineConfig, each: List[Tuple[str, str]]) -> EngineConfig:
+def apply_each(engine: EngineConfig, each: list[tuple[str, str]]) -> EngineConfig:
     """``engine`` (from a config file, or the default run) with the ``-each`` settings laid over it."""
     if not each:
         return engine
@@ -232,13 +239,15 @@ def _adjudication(line: CommandLine, adj: AdjudicationConfig) -> None:
         adj.maxmoves = int(_number(maxmoves, "-maxmoves"))  # type: ignore[arg-type]
 
 
-def _sprt(words: List[str]) -> SprtConfig:
+def _sprt(words: list[str]) -> SprtConfig:
     if words and all("=" not in w for w in words):
         names = ["elo0", "elo1", "alpha", "beta", "model"][:len(words)]
-        pairs = list(zip(names, words))
+        if len(words) > len(names):
+            raise ConfigError("-sprt takes at most five values: ELO0 ELO1 ALPHA BETA MODEL")
+        pairs = list(zip(names, words, strict=True))
     else:
         pairs = key_values(words, "-sprt")
-    values: Dict[str, object] = {}
+    values: dict[str, object] = {}
     for key, value in pairs:
         if key == "model":
             values[key] = value
@@ -251,7 +260,7 @@ def _sprt(words: List[str]) -> SprtConfig:
     return SprtConfig(**values)  # type: ignore[arg-type]
 
 
-def recover_option(line: CommandLine) -> Optional[bool]:
+def recover_option(line: CommandLine) -> bool | None:
     """``-recover`` (on), ``-recover on|off``, or None if not given."""
     recover = line.get("recover")
     if recover is None:
@@ -261,7 +270,7 @@ def recover_option(line: CommandLine) -> Optional[bool]:
     return recover != ["off"]
 
 
-def build_config(line: CommandLine) -> Tuple[TournamentConfig, bool]:
+def build_config(line: CommandLine) -> tuple[TournamentConfig, bool]:
     """The run's configuration, and whether it is the built-in default (no engines given)."""
     config_file = _single(line, "config")
     config = load_config_file(config_file) if config_file else None

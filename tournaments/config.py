@@ -11,7 +11,7 @@ import shlex
 import shutil
 import sys
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from tournaments.timecontrol import TimeControl
 
@@ -25,19 +25,19 @@ class EngineConfig:
     """One engine: how to start it and how to set it up."""
 
     name: str
-    command: List[str]
+    command: list[str]
     protocol: str = "uci"  # "uci" or "xboard"
-    options: Dict[str, str] = field(default_factory=dict)
+    options: dict[str, str] = field(default_factory=dict)
     tc: TimeControl = field(default_factory=lambda: TimeControl(base=10.0, increment=0.1))
-    workdir: Optional[str] = None
+    workdir: str | None = None
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["tc"] = self.tc.to_dict()
         return data
 
     @classmethod
-    def from_dict(cls, data: Dict[str, Any]) -> "EngineConfig":
+    def from_dict(cls, data: dict[str, Any]) -> EngineConfig:
         data = dict(data)
         if isinstance(data.get("command"), str):
             data["command"] = shlex.split(data["command"])
@@ -53,10 +53,10 @@ class EngineConfig:
 class OpeningsConfig:
     """Where start positions come from and in which order."""
 
-    file: Optional[str] = None  # None: the built-in openings
-    format: Optional[str] = None  # "epd" or "pgn"; None guesses from the file name
+    file: str | None = None  # None: the built-in openings
+    format: str | None = None  # "epd" or "pgn"; None guesses from the file name
     order: str = "sequential"  # or "random"
-    plies: Optional[int] = None  # keep at most this many book plies from PGN openings
+    plies: int | None = None  # keep at most this many book plies from PGN openings
     start: int = 1  # 1-based index of the first opening used
 
 
@@ -64,13 +64,13 @@ class OpeningsConfig:
 class AdjudicationConfig:
     """When the runner ends a game that the rules have not ended yet."""
 
-    draw_movenumber: Optional[int] = None  # draw adjudication starts after this full move
-    draw_movecount: Optional[int] = None  # consecutive moves of each side inside the band
-    draw_score: Optional[int] = None  # centipawns: |score| <= this is drawish
-    resign_movecount: Optional[int] = None  # consecutive moves a side reports a lost score
-    resign_score: Optional[int] = None  # centipawns: score <= -this is lost
+    draw_movenumber: int | None = None  # draw adjudication starts after this full move
+    draw_movecount: int | None = None  # consecutive moves of each side inside the band
+    draw_score: int | None = None  # centipawns: |score| <= this is drawish
+    resign_movecount: int | None = None  # consecutive moves a side reports a lost score
+    resign_score: int | None = None  # centipawns: score <= -this is lost
     resign_twosided: bool = False  # the opponent must agree (score >= +this)
-    maxmoves: Optional[int] = None  # full moves after the opening before a draw is declared
+    maxmoves: int | None = None  # full moves after the opening before a draw is declared
 
 
 @dataclass
@@ -88,19 +88,19 @@ class SprtConfig:
 class TournamentConfig:
     """A whole run."""
 
-    engines: List[EngineConfig]
+    engines: list[EngineConfig]
     kind: str = "round-robin"  # or "gauntlet" (the first engine meets all others)
     games: int = 2  # games per encounter per round; pairs share an opening with colours swapped
     rounds: int = 1
     concurrency: int = 1
     openings: OpeningsConfig = field(default_factory=OpeningsConfig)
     adjudication: AdjudicationConfig = field(default_factory=AdjudicationConfig)
-    sprt: Optional[SprtConfig] = None
-    seed: Optional[int] = None
-    pgnout: Optional[str] = None
+    sprt: SprtConfig | None = None
+    seed: int | None = None
+    pgnout: str | None = None
     pgn_min: bool = False  # ``-pgnout FILE min``: moves and tags only, no comments
-    state_file: Optional[str] = None
-    plot: Optional[str] = None
+    state_file: str | None = None
+    plot: str | None = None
     event: str = "Kestrel tournament"
     site: str = "?"
     startup_timeout: float = 10.0  # seconds for uci/uciok, isready/readyok and option setup
@@ -108,13 +108,13 @@ class TournamentConfig:
     recover: bool = True  # restart crashed or stalled engines and keep going; False stops the run
     report_every: int = 10  # games between progress lines when stderr is not a terminal
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["engines"] = [e.to_dict() for e in self.engines]
         return data
 
     @classmethod
-    def from_dict(cls, data: Dict[str, Any]) -> "TournamentConfig":
+    def from_dict(cls, data: dict[str, Any]) -> TournamentConfig:
         data = dict(data)
         try:
             data["engines"] = [EngineConfig.from_dict(e) for e in data.get("engines", [])]
@@ -165,7 +165,7 @@ def load_config_file(path: str) -> TournamentConfig:
     return TournamentConfig.from_dict(data)
 
 
-def kestrel_command() -> List[str]:
+def kestrel_command() -> list[str]:
     """How to start Kestrel's UCI engine: the console script if installed, else the module."""
     script = shutil.which("kestrel")
     return [script] if script else [sys.executable, "-m", "uci_engine"]

@@ -14,7 +14,7 @@ import re
 import signal
 import sys
 from dataclasses import dataclass, field
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any
 
 import chess
 import chess.engine
@@ -65,7 +65,7 @@ class XBoardEngine(chess.engine.XBoardProtocol):
         super()._new(board, *args, **kwargs)
 
 
-async def popen_xboard(command: List[str], **popen_args: object) -> Tuple[asyncio.SubprocessTransport, XBoardEngine]:
+async def popen_xboard(command: list[str], **popen_args: object) -> tuple[asyncio.SubprocessTransport, XBoardEngine]:
     """``chess.engine.popen_xboard`` with ``XBoardEngine``."""
     transport, protocol = await XBoardEngine.popen(command, **popen_args)  # type: ignore[arg-type]
     try:
@@ -110,8 +110,8 @@ class EngineProcess:
 
     def __init__(self, config: EngineConfig) -> None:
         self.config = config
-        self.transport: Optional[asyncio.SubprocessTransport] = None
-        self.protocol: Optional[chess.engine.Protocol] = None
+        self.transport: asyncio.SubprocessTransport | None = None
+        self.protocol: chess.engine.Protocol | None = None
 
     @property
     def alive(self) -> bool:
@@ -124,7 +124,7 @@ class EngineProcess:
         engine that dies or stays silent during the handshake.
         """
         popen = chess.engine.popen_uci if self.config.protocol == "uci" else popen_xboard
-        kwargs: Dict[str, object] = {"cwd": self.config.workdir} if self.config.workdir else {}
+        kwargs: dict[str, object] = {"cwd": self.config.workdir} if self.config.workdir else {}
         if sys.platform.startswith("linux"):
             kwargs["preexec_fn"] = _die_with_parent
         try:
@@ -149,11 +149,11 @@ class EngineProcess:
     def handshake_word(self) -> str:
         return "uci" if self.config.protocol == "uci" else "xboard/protover"
 
-    def check_options(self) -> Dict[str, chess.engine.ConfigValue]:
+    def check_options(self) -> dict[str, chess.engine.ConfigValue]:
         """Typed option values, or ``SetupError`` for an option the engine does not declare."""
         assert self.protocol is not None
         declared = self.protocol.options
-        values: Dict[str, chess.engine.ConfigValue] = {}
+        values: dict[str, chess.engine.ConfigValue] = {}
         for name, raw in self.config.options.items():
             if name not in declared:
                 known = ", ".join(sorted(declared)) or "none"
@@ -199,10 +199,11 @@ class EngineProcess:
     async def kill(self) -> None:
         """Stop the process at once (hung or crashed engines, and the end of the run on errors)."""
         if self.transport is not None:
-            with contextlib.suppress(ProcessLookupError, OSError):
-                pid = self.transport.get_pid()
-                # The engine runs in its own session: kill the group, so helpers die with it.
-                os.killpg(pid, signal.SIGKILL)
+            killpg = getattr(os, "killpg", None)  # POSIX only: Windows has no process groups to kill
+            if killpg is not None:
+                with contextlib.suppress(ProcessLookupError, OSError):
+                    # The engine runs in its own process group: kill the group, so helpers die with it.
+                    killpg(self.transport.get_pid(), getattr(signal, "SIGKILL", signal.SIGTERM))
             with contextlib.suppress(ProcessLookupError, OSError):
                 self.transport.kill()
             if self.protocol is not None:
@@ -224,8 +225,8 @@ class EngineProcess:
 class ProbeResult:
     """What the start-up check learnt about an engine."""
 
-    fault: Optional[EngineFault] = None  # it stalled or died; nothing else is known then
-    options: Dict[str, chess.engine.Option] = field(default_factory=dict)
+    fault: EngineFault | None = None  # it stalled or died; nothing else is known then
+    options: dict[str, chess.engine.Option] = field(default_factory=dict)
     can_setboard: bool = True  # False: it can only start games from the standard start position
 
 

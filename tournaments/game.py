@@ -12,7 +12,6 @@ import asyncio
 import datetime
 import time
 from dataclasses import dataclass
-from typing import Dict, Optional, Tuple
 
 import chess
 import chess.engine
@@ -71,7 +70,7 @@ def forfeit(side: chess.Color, fault: EngineFault) -> Verdict:
     return Verdict("0-1" if side == chess.WHITE else "1-0", termination, reason)
 
 
-def move_comment(score: Optional[chess.engine.PovScore], color: chess.Color, depth: Optional[int],
+def move_comment(score: chess.engine.PovScore | None, color: chess.Color, depth: int | None,
                  elapsed: float) -> str:
     """cutechess-style ``+0.35/12 0.251s`` from the mover's view."""
     text = f"{elapsed:.3f}s"
@@ -89,7 +88,7 @@ def move_comment(score: Optional[chess.engine.PovScore], color: chess.Color, dep
     return f"{value}/{depth if depth is not None else 0} {text}"
 
 
-async def _ensure_started(engine: EngineProcess, timeout: float) -> Optional[EngineFault]:
+async def _ensure_started(engine: EngineProcess, timeout: float) -> EngineFault | None:
     if engine.alive:
         return None
     try:
@@ -104,7 +103,7 @@ async def _ensure_started(engine: EngineProcess, timeout: float) -> Optional[Eng
     return None
 
 
-async def _prepare(engine: EngineProcess, game_id: object, timeout: float) -> Optional[EngineFault]:
+async def _prepare(engine: EngineProcess, game_id: object, timeout: float) -> EngineFault | None:
     fault = await _ensure_started(engine, timeout)
     if fault is None:
         try:
@@ -116,7 +115,7 @@ async def _prepare(engine: EngineProcess, game_id: object, timeout: float) -> Op
 
 
 async def _move(engine: EngineProcess, board: chess.Board, limit: chess.engine.Limit, game_id: object,
-                timeout: float, clock_bound: bool) -> Tuple[chess.engine.PlayResult, float]:
+                timeout: float, clock_bound: bool) -> tuple[chess.engine.PlayResult, float]:
     """One engine move and the seconds it took; raises ``EngineFault``."""
     assert engine.protocol is not None
     start = time.perf_counter()
@@ -160,7 +159,7 @@ def _new_pgn(config: TournamentConfig, spec: GameSpec, opening: Opening) -> ches
 
 
 async def play_game(config: TournamentConfig, spec: GameSpec, opening: Opening,
-                    engines: Dict[chess.Color, EngineProcess]) -> GameOutcome:
+                    engines: dict[chess.Color, EngineProcess]) -> GameOutcome:
     """Play ``spec`` to its end; engines that fault are killed so the caller restarts them."""
     game_id = object()  # a fresh identity tells python-chess this is a new game
     pgn = _new_pgn(config, spec, opening)
@@ -172,7 +171,7 @@ async def play_game(config: TournamentConfig, spec: GameSpec, opening: Opening,
         board.push(move)
 
     faulted = {chess.WHITE: False, chess.BLACK: False}
-    verdict: Optional[Verdict] = None
+    verdict: Verdict | None = None
     faults = await asyncio.gather(*(_prepare(engines[c], game_id, config.startup_timeout) for c in chess.COLORS))
     white_fault, black_fault = faults[0], faults[1]  # chess.COLORS is (WHITE, BLACK)
     if white_fault and black_fault:
@@ -213,7 +212,8 @@ async def play_game(config: TournamentConfig, spec: GameSpec, opening: Opening,
             break
         clock.punch(elapsed)
         info = result.info
-        node = node.add_variation(result.move, comment=move_comment(info.get("score"), side, info.get("depth"), elapsed))
+        comment = move_comment(info.get("score"), side, info.get("depth"), elapsed)
+        node = node.add_variation(result.move, comment=comment)
         board.push(result.move)
         adjudicator.record(score_cp(info.get("score"), side))
         verdict = rules_verdict(board) or adjudicator.verdict(board)

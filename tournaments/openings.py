@@ -15,7 +15,6 @@ from __future__ import annotations
 import io
 import random
 from dataclasses import dataclass
-from typing import List, Optional, Tuple
 
 import chess
 import chess.pgn
@@ -41,7 +40,7 @@ class Opening:
     """A start position and the book moves (UCI) that lead from it to where the engines begin."""
 
     fen: str
-    moves: Tuple[str, ...] = ()
+    moves: tuple[str, ...] = ()
 
     @property
     def from_start(self) -> bool:
@@ -55,7 +54,7 @@ class Opening:
         return board
 
 
-def _parse_epd_line(line: str) -> Optional[Opening]:
+def _parse_epd_line(line: str) -> Opening | None:
     """The opening of one EPD line, by string work only: big books load fast.
 
     Positions are checked when the run uses them (``validate``), not all 40,000 at load.
@@ -69,7 +68,7 @@ def _parse_epd_line(line: str) -> Optional[Opening]:
     return Opening(" ".join(fields[:4]) + " 0 1")
 
 
-def read_epd(text: str) -> List[Opening]:
+def read_epd(text: str) -> list[Opening]:
     openings = []
     for line in text.splitlines():
         line = line.strip()
@@ -100,7 +99,7 @@ def as_moves(opening: Opening) -> Opening:
     return Opening(chess.STARTING_FEN, path + opening.moves)
 
 
-def read_pgn(text: str, plies: Optional[int]) -> List[Opening]:
+def read_pgn(text: str, plies: int | None) -> list[Opening]:
     openings = []
     stream = io.StringIO(text)
     while True:
@@ -116,11 +115,11 @@ def read_pgn(text: str, plies: Optional[int]) -> List[Opening]:
     return openings
 
 
-def builtin_openings() -> List[Opening]:
+def builtin_openings() -> list[Opening]:
     return [Opening(chess.STARTING_FEN, tuple(line.split())) for line in BUILTIN_LINES]
 
 
-def load_openings(config: OpeningsConfig, seed: int) -> List[Opening]:
+def load_openings(config: OpeningsConfig, seed: int) -> list[Opening]:
     """All openings of a run in the order they will be used (offset and shuffle applied)."""
     if config.file is None:
         openings = builtin_openings()

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-from typing import Optional
 
 
 class PgnWriter:
     """Appends games, each flushed and fsynced before the run records it as finished."""
 
-    def __init__(self, path: Optional[str], truncate_to: Optional[int] = None) -> None:
+    def __init__(self, path: str | None, truncate_to: int | None = None) -> None:
         self.path = path
         self.offset = 0
         if path is None:

@@ -6,7 +6,7 @@ matplotlib is optional: without it the run still completes and says how to get t
 from __future__ import annotations
 
 import math
-from typing import List, Sequence, Tuple
+from collections.abc import Sequence
 
 from tournaments.state import FinishedGame
 from tournaments.stats import Tally, points
@@ -16,7 +16,7 @@ class PlotUnavailable(RuntimeError):
     """matplotlib is not installed."""
 
 
-def elo_history(finished: Sequence[FinishedGame], engine: str) -> List[Tuple[int, float, float, float]]:
+def elo_history(finished: Sequence[FinishedGame], engine: str) -> list[tuple[int, float, float, float]]:
     """(games, Elo, low, high) of ``engine`` after each of its scored games, in finishing order."""
     tally = Tally()
     history = []
@@ -46,7 +46,7 @@ def write_plot(path: str, finished: Sequence[FinishedGame], engine: str, opponen
     finite = [(n, e, lo, hi) for n, e, lo, hi in history if all(map(math.isfinite, (e, lo, hi)))]
     fig, ax = plt.subplots(figsize=(8, 4.5))
     if finite:
-        n, elo, low, high = zip(*finite)
+        n, elo, low, high = zip(*finite, strict=True)
         ax.plot(n, elo, color="tab:blue", label="Elo estimate")
         ax.fill_between(n, low, high, color="tab:blue", alpha=0.2, label="95% interval")
     ax.axhline(0.0, color="grey", linewidth=0.8)

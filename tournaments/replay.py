@@ -19,7 +19,6 @@ caller keeps the FEN.
 from __future__ import annotations
 
 import functools
-from typing import Dict, List, Optional, Set, Tuple
 
 import chess
 
@@ -29,7 +28,7 @@ NODE_BUDGET = 3_000  # positions per FEN before giving up; every 2moves_v1 line 
 _KINDS = [(color, piece_type) for color in chess.COLORS for piece_type in chess.PIECE_TYPES]
 
 
-def _placement(board: chess.Board) -> Dict[Tuple[bool, int], int]:
+def _placement(board: chess.Board) -> dict[tuple[bool, int], int]:
     return {kind: board.pieces_mask(kind[1], kind[0]) for kind in _KINDS}
 
 
@@ -47,9 +46,9 @@ class _Search:
         self.target_count = {color: chess.popcount(target.occupied_co[color]) for color in chess.COLORS}
         self.target_rights = target.castling_rights
         self.nodes = 0
-        self.failed: Set[Tuple[str, int]] = set()  # (position, plies left) known not to reach the target
+        self.failed: set[tuple[str, int]] = set()  # (position, plies left) known not to reach the target
 
-    def slack(self, board: chess.Board, plies_left: int) -> Optional[int]:
+    def slack(self, board: chess.Board, plies_left: int) -> int | None:
         """Spare moves of the side to move, or None if no ``plies_left`` plies can reach the target."""
         if self.target_rights & ~board.castling_rights:
             return None  # castling rights never come back
@@ -90,7 +89,7 @@ class _Search:
             mask |= board.pieces_mask(piece_type, color) & ~self.target[(color, piece_type)]
         return mask
 
-    def candidates(self, board: chess.Board, plies_left: int, slack: int) -> List[chess.Move]:
+    def candidates(self, board: chess.Board, plies_left: int, slack: int) -> list[chess.Move]:
         """Legal moves that can still lie on a path; with no slack, each move must fix a piece."""
         moves = list(board.legal_moves)
         if slack > 0:
@@ -114,7 +113,7 @@ class _Search:
             kept.append(move)
         return kept
 
-    def search(self, board: chess.Board, plies_left: int, line: List[chess.Move]) -> bool:
+    def search(self, board: chess.Board, plies_left: int, line: list[chess.Move]) -> bool:
         if plies_left == 0:
             return _key(board) == self.target_key
         if self.nodes >= NODE_BUDGET:
@@ -138,13 +137,13 @@ class _Search:
         return False
 
 
-@functools.lru_cache(maxsize=None)
-def _path_cached(position: str, max_plies: int) -> Optional[Tuple[str, ...]]:
+@functools.cache
+def _path_cached(position: str, max_plies: int) -> tuple[str, ...] | None:
     target = chess.Board(position + " 0 1")
     search = _Search(target)
     parity = 0 if target.turn == chess.WHITE else 1
     for depth in range(parity, max_plies + 1, 2):
-        line: List[chess.Move] = []
+        line: list[chess.Move] = []
         if search.search(chess.Board(), depth, line):
             return tuple(move.uci() for move in line)
         if search.nodes >= NODE_BUDGET:
@@ -152,7 +151,7 @@ def _path_cached(position: str, max_plies: int) -> Optional[Tuple[str, ...]]:
     return None
 
 
-def path_from_start(fen: str, max_plies: int = MAX_PLIES) -> Optional[Tuple[str, ...]]:
+def path_from_start(fen: str, max_plies: int = MAX_PLIES) -> tuple[str, ...] | None:
     """UCI moves from the start position to ``fen`` (clocks ignored), or None if not found.
 
     Results are cached, so a run that meets an opening twice searches once.

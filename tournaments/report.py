@@ -5,7 +5,8 @@ from __future__ import annotations
 import math
 import sys
 import time
-from typing import List, Optional, Sequence, TextIO, Tuple
+from collections.abc import Sequence
+from typing import TextIO
 
 from tournaments.config import TournamentConfig
 from tournaments.sprt import SprtStatus, sprt_status
@@ -13,7 +14,7 @@ from tournaments.state import FinishedGame
 from tournaments.stats import Tally, tally_results
 
 
-def _games(finished: Sequence[FinishedGame]) -> List[Tuple[int, str, str, str]]:
+def _games(finished: Sequence[FinishedGame]) -> list[tuple[int, str, str, str]]:
     return [(g.pair, g.white, g.black, g.result) for g in finished]
 
 
@@ -32,7 +33,7 @@ def headline_tally(config: TournamentConfig, finished: Sequence[FinishedGame]) -
     return tally_results(_games(finished), config.engines[0].name)
 
 
-def sprt_of(config: TournamentConfig, finished: Sequence[FinishedGame]) -> Optional[SprtStatus]:
+def sprt_of(config: TournamentConfig, finished: Sequence[FinishedGame]) -> SprtStatus | None:
     if config.sprt is None:
         return None
     s = config.sprt
@@ -49,7 +50,7 @@ def sprt_line(config: TournamentConfig, status: SprtStatus) -> str:
     return text
 
 
-def match_lines(name: str, opponent: str, tally: Tally) -> List[str]:
+def match_lines(name: str, opponent: str, tally: Tally) -> list[str]:
     """cutechess-style lines for one engine's results against an opponent (or the field)."""
     elo, err = tally.elo(), tally.elo_error()
     nelo = tally.normalized_elo()
@@ -63,7 +64,7 @@ def match_lines(name: str, opponent: str, tally: Tally) -> List[str]:
     return lines
 
 
-def table_lines(config: TournamentConfig, finished: Sequence[FinishedGame]) -> List[str]:
+def table_lines(config: TournamentConfig, finished: Sequence[FinishedGame]) -> list[str]:
     """All engines, best first: Elo against the field with its error bar."""
     games = _games(finished)
     rows = [(e.name, tally_results(games, e.name)) for e in config.engines]
@@ -81,7 +82,7 @@ def table_lines(config: TournamentConfig, finished: Sequence[FinishedGame]) -> L
 def final_report(config: TournamentConfig, finished: Sequence[FinishedGame]) -> str:
     games = _games(finished)
     first = config.engines[0].name
-    lines: List[str] = []
+    lines: list[str] = []
     if len(config.engines) == 2:
         lines += match_lines(first, config.engines[1].name, tally_results(games, first))
     else:
@@ -111,7 +112,7 @@ class Progress:
         self.tty = stream.isatty()
         self.started = time.monotonic()
 
-    def update(self, finished: Sequence[FinishedGame], latest: Optional[FinishedGame]) -> None:
+    def update(self, finished: Sequence[FinishedGame], latest: FinishedGame | None) -> None:
         done = len(finished)
         tally = headline_tally(self.config, finished)
         text = (f"{done}/{self.total} games, {self.config.engines[0].name}: "

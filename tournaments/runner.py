@@ -12,7 +12,7 @@ import asyncio
 import itertools
 import random
 import sys
-from typing import Dict, List, Optional, TextIO
+from typing import TextIO
 
 import chess
 
@@ -26,14 +26,14 @@ from tournaments.report import Progress, sprt_line, sprt_of
 from tournaments.state import FinishedGame, RunState, save_state
 
 
-def schedule(config: TournamentConfig, n_openings: int) -> List[GameSpec]:
+def schedule(config: TournamentConfig, n_openings: int) -> list[GameSpec]:
     """Every game of the run, in order; games 2k and 2k+1 of an encounter form a pair."""
     names = [e.name for e in config.engines]
     if config.kind == "gauntlet":
         encounters = [(names[0], other) for other in names[1:]]
     else:
         encounters = list(itertools.combinations(names, 2))
-    specs: List[GameSpec] = []
+    specs: list[GameSpec] = []
     pair = -1
     opening = -1
     for round_number in range(1, config.rounds + 1):
@@ -47,7 +47,7 @@ def schedule(config: TournamentConfig, n_openings: int) -> List[GameSpec]:
     return specs
 
 
-async def preflight(config: TournamentConfig, stream: TextIO = sys.stderr) -> Dict[str, ProbeResult]:
+async def preflight(config: TournamentConfig, stream: TextIO = sys.stderr) -> dict[str, ProbeResult]:
     """Start every engine once, in parallel, before any game.
 
     A bad command or option, or an engine that dies or garbles its handshake,
@@ -57,8 +57,8 @@ async def preflight(config: TournamentConfig, stream: TextIO = sys.stderr) -> Di
     """
     results = await asyncio.gather(*(probe(e, config.startup_timeout) for e in config.engines),
                                    return_exceptions=True)
-    probes: Dict[str, ProbeResult] = {}
-    for engine, result in zip(config.engines, results):
+    probes: dict[str, ProbeResult] = {}
+    for engine, result in zip(config.engines, results, strict=True):
         if isinstance(result, SetupError):
             raise ConfigError(f"engine {engine.name!r}: {result}")
         if isinstance(result, BaseException):
@@ -74,8 +74,8 @@ async def preflight(config: TournamentConfig, stream: TextIO = sys.stderr) -> Di
     return probes
 
 
-def check_setboard(config: TournamentConfig, probes: Dict[str, ProbeResult], openings: List[Opening],
-                   specs: List[GameSpec]) -> None:
+def check_setboard(config: TournamentConfig, probes: dict[str, ProbeResult], openings: list[Opening],
+                   specs: list[GameSpec]) -> None:
     """Raise ``ConfigError`` if an engine without ``setboard`` would get a game that starts from a FEN.
 
     Stopping here, rather than skipping openings, keeps the schedule (pairs, colours,
@@ -98,21 +98,21 @@ def check_setboard(config: TournamentConfig, probes: Dict[str, ProbeResult], ope
 class Runner:
     """Plays the scheduled games that the state does not already hold."""
 
-    def __init__(self, config: TournamentConfig, state: RunState, state_path: Optional[str],
+    def __init__(self, config: TournamentConfig, state: RunState, state_path: str | None,
                  stream: TextIO = sys.stderr) -> None:
         self.config = config
         self.state = state
         self.pgn = PgnWriter(None)  # the caller opens the real file once the engines have passed their checks
         self.state_path = state_path
         self.stream = stream
-        self.openings: List[Opening] = load_openings(config.openings, state.seed)
+        self.openings: list[Opening] = load_openings(config.openings, state.seed)
         self.specs = schedule(config, len(self.openings))
         for index in sorted({spec.opening for spec in self.specs}):
             validate(self.openings[index])
             # Deterministic, so a resumed run replays the same openings the same way.
             self.openings[index] = as_moves(self.openings[index])
         self.progress = Progress(config, len(self.specs), stream)
-        self.queue: "asyncio.Queue[GameSpec]" = asyncio.Queue()
+        self.queue: asyncio.Queue[GameSpec] = asyncio.Queue()
         self.stop = bool(state.stopped)
         self.engine_configs = {e.name: e for e in config.engines}
 
@@ -122,7 +122,8 @@ class Runner:
             if spec.index not in done:
                 self.queue.put_nowait(spec)
         if not self.stop and self.queue.qsize():
-            workers = [asyncio.create_task(self._worker()) for _ in range(min(self.config.concurrency, self.queue.qsize()))]
+            count = min(self.config.concurrency, self.queue.qsize())
+            workers = [asyncio.create_task(self._worker()) for _ in range(count)]
             try:
                 await asyncio.gather(*workers)
             finally:
@@ -133,7 +134,7 @@ class Runner:
         return self.state
 
     async def _worker(self) -> None:
-        engines: Dict[str, EngineProcess] = {}
+        engines: dict[str, EngineProcess] = {}
         try:
             while not self.stop:
                 try:

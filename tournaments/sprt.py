@@ -16,16 +16,16 @@ Empty outcome classes get a tiny count, so that the fit stays inside the simplex
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import List, Sequence, Tuple
 
 from tournaments.stats import NELO_PER_T, mean_var, score_from_elo
 
-Pdf = List[Tuple[float, float]]
+Pdf = list[tuple[float, float]]
 EPSILON_COUNT = 1e-3
 
 
-def _observed(counts: Sequence[float]) -> Tuple[float, Pdf]:
+def _observed(counts: Sequence[float]) -> tuple[float, Pdf]:
     """Total count and the observed distribution over scores 0 .. 1 (empties nudged above zero)."""
     counts = [max(EPSILON_COUNT, float(c)) for c in counts]
     total = sum(counts)
@@ -79,8 +79,8 @@ def mle_t_value(observed: Pdf, reference: float, t: float) -> Pdf:
         shifted = [(a - reference - t * sigma * (1.0 + ((a - mu) / sigma) ** 2) / 2.0, q)
                    for a, q in observed]
         x = _solve_secular(shifted)
-        new = [(a, q / (1.0 + x * s)) for (a, q), (s, _) in zip(observed, shifted)]
-        change = max(abs(p - r) for (_, p), (_, r) in zip(pdf, new))
+        new = [(a, q / (1.0 + x * s)) for (a, q), (s, _) in zip(observed, shifted, strict=True)]
+        change = max(abs(p - r) for (_, p), (_, r) in zip(pdf, new, strict=True))
         pdf = new
         if change < 1e-12:
             break
@@ -88,7 +88,7 @@ def mle_t_value(observed: Pdf, reference: float, t: float) -> Pdf:
 
 
 def _llr(total: float, observed: Pdf, pdf0: Pdf, pdf1: Pdf) -> float:
-    return total * sum(q * math.log(p1 / p0) for (_, q), (_, p0), (_, p1) in zip(observed, pdf0, pdf1))
+    return total * sum(q * math.log(p1 / p0) for (_, q), (_, p0), (_, p1) in zip(observed, pdf0, pdf1, strict=True))
 
 
 def llr_logistic(elo0: float, elo1: float, counts: Sequence[float]) -> float:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import asdict, dataclass, field
-from typing import Any, Dict, List, Optional
+from typing import Any
 
 from tournaments.config import ConfigError, TournamentConfig
 
@@ -36,17 +36,17 @@ class FinishedGame:
 
 @dataclass
 class RunState:
-    config: Dict[str, Any]
+    config: dict[str, Any]
     seed: int
     pgn_offset: int = 0
-    games: List[FinishedGame] = field(default_factory=list)
+    games: list[FinishedGame] = field(default_factory=list)
     stopped: str = ""  # why the run ended early (SPRT decision), "" while it goes on
 
-    def finished_indices(self) -> set:
+    def finished_indices(self) -> set[int]:
         return {g.index for g in self.games}
 
 
-def save_state(path: Optional[str], state: RunState) -> None:
+def save_state(path: str | None, state: RunState) -> None:
     if path is None:
         return
     data = {"version": STATE_VERSION, "config": state.config, "seed": state.seed,

@@ -9,8 +9,8 @@ losses, draws carrying no information.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 Z95 = 1.959963984540054  # two-sided 95% quantile of the normal distribution
 NELO_PER_T = 800.0 / math.log(10.0)  # normalized Elo per unit of (mean - 1/2) / sigma
@@ -26,7 +26,7 @@ def elo_from_score(score: float) -> float:
 
 
 def score_from_elo(elo: float) -> float:
-    return 1.0 / (1.0 + 10.0 ** (-elo / 400.0))
+    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
 
 
 @dataclass
@@ -37,7 +37,7 @@ class Tally:
     losses: int = 0
     draws: int = 0
     # Pair outcomes by points of the pair: index 0 = 0 points (LL) ... 4 = 2 points (WW).
-    pentanomial: List[int] = field(default_factory=lambda: [0] * 5)
+    pentanomial: list[int] = field(default_factory=lambda: [0] * 5)
 
     @property
     def games(self) -> int:
@@ -66,7 +66,7 @@ class Tally:
     def elo(self) -> float:
         return elo_from_score(self.score)
 
-    def elo_interval(self) -> Tuple[float, float, float]:
+    def elo_interval(self) -> tuple[float, float, float]:
         """Elo, and the 95% interval (low, high), from the per-game variance of the score."""
         n = self.games
         if n == 0:
@@ -90,7 +90,7 @@ class Tally:
             return 0.5
         return 0.5 * (1.0 + math.erf((self.wins - self.losses) / math.sqrt(2.0 * decisive)))
 
-    def penta_elo_interval(self) -> Tuple[float, float, float]:
+    def penta_elo_interval(self) -> tuple[float, float, float]:
         """Elo and 95% interval from pair scores, which counts the pairing's correlation."""
         pairs = sum(self.pentanomial)
         if pairs == 0:
@@ -99,7 +99,7 @@ class Tally:
         half = Z95 * math.sqrt(var / pairs)
         return elo_from_score(mean), elo_from_score(mean - half), elo_from_score(mean + half)
 
-    def normalized_elo(self) -> Optional[float]:
+    def normalized_elo(self) -> float | None:
         """nElo from pairs: (mean - 1/2) / per-game sigma * 800/ln 10; None when undefined."""
         pairs = sum(self.pentanomial)
         if pairs == 0:
@@ -111,14 +111,14 @@ class Tally:
         return (mean - 0.5) / math.sqrt(2.0 * var) * NELO_PER_T
 
 
-def mean_var(pdf: Iterable[Tuple[float, float]]) -> Tuple[float, float]:
+def mean_var(pdf: Iterable[tuple[float, float]]) -> tuple[float, float]:
     """Mean and variance of a discrete distribution given as (value, probability)."""
     pdf = list(pdf)
     mean = sum(a * p for a, p in pdf)
     return mean, sum(p * (a - mean) ** 2 for a, p in pdf)
 
 
-def points(result: str, white: bool) -> Optional[float]:
+def points(result: str, white: bool) -> float | None:
     """Points for White (``white=True``) or Black from a PGN result; None for ``*``."""
     value = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}.get(result)
     if value is None:
@@ -126,8 +126,8 @@ def points(result: str, white: bool) -> Optional[float]:
     return value if white else 1.0 - value
 
 
-def tally_results(games: Sequence[Tuple[int, str, str, str]], engine: str,
-                  opponents: Optional[Iterable[str]] = None) -> Tally:
+def tally_results(games: Sequence[tuple[int, str, str, str]], engine: str,
+                  opponents: Iterable[str] | None = None) -> Tally:
     """Tally ``engine``'s games, given as (pair id, white, black, result).
 
     A pair counts toward the pentanomial only when both of its games are
@@ -135,7 +135,7 @@ def tally_results(games: Sequence[Tuple[int, str, str, str]], engine: str,
     """
     wanted = None if opponents is None else set(opponents)
     tally = Tally()
-    pairs: Dict[int, List[float]] = {}
+    pairs: dict[int, list[float]] = {}
     for pair, white, black, result in games:
         if engine not in (white, black):
             continue

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, Dict, Optional
+from typing import Any
 
 import chess.engine
 
@@ -29,21 +29,21 @@ def _seconds(text: str) -> float:
 class TimeControl:
     """How long a side may think; ``None`` fields are not limited."""
 
-    base: Optional[float] = None  # seconds on the clock at the start of each period
+    base: float | None = None  # seconds on the clock at the start of each period
     increment: float = 0.0
-    moves: Optional[int] = None  # moves per period (repeating), None = whole game
-    movetime: Optional[float] = None  # fixed seconds per move (st=)
-    nodes: Optional[int] = None
-    depth: Optional[int] = None
+    moves: int | None = None  # moves per period (repeating), None = whole game
+    movetime: float | None = None  # fixed seconds per move (st=)
+    nodes: int | None = None
+    depth: int | None = None
     margin: float = 0.0  # seconds a side may overstep its clock before it flags
 
     @classmethod
-    def parse(cls, tc: Optional[str] = None, *, st: Optional[str] = None, nodes: Optional[str] = None,
-              depth: Optional[str] = None, margin: Optional[str] = None) -> "TimeControl":
+    def parse(cls, tc: str | None = None, *, st: str | None = None, nodes: str | None = None,
+              depth: str | None = None, margin: str | None = None) -> TimeControl:
         """Build a time control from cutechess-style strings; raise ``ValueError`` on nonsense."""
-        base: Optional[float] = None
+        base: float | None = None
         increment = 0.0
-        moves: Optional[int] = None
+        moves: int | None = None
         if tc is not None and tc not in ("inf", "infinite"):
             m = _TC_RE.match(tc.strip())
             if not m:
@@ -93,11 +93,11 @@ class TimeControl:
             parts.append(f"depth={self.depth}")
         return " ".join(parts) or "-"
 
-    def to_dict(self) -> Dict[str, Any]:
+    def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items()}
 
     @classmethod
-    def from_dict(cls, data: Dict[str, Any]) -> "TimeControl":
+    def from_dict(cls, data: dict[str, Any]) -> TimeControl:
         return cls(**data)
 
 
@@ -113,13 +113,13 @@ class Clock:
         self.remaining = self.tc.base if self.tc.base is not None else 0.0
 
     @property
-    def remaining_moves(self) -> Optional[int]:
+    def remaining_moves(self) -> int | None:
         """Moves left until the next time control, for ``go movestogo``."""
         if self.tc.moves is None:
             return None
         return self.tc.moves - self.moves_in_period
 
-    def deadline(self) -> Optional[float]:
+    def deadline(self) -> float | None:
         """Seconds this side may use for the coming move before it flags, or None if unbounded."""
         if self.tc.has_clock:
             return self.remaining + self.tc.margin
