@@ -7,8 +7,9 @@ import logging
 import os
 import sys
 
-from tournaments.cli import USAGE, HelpRequested, build_config, recover_option, split_options
+from tournaments.cli import USAGE, HelpRequested, backend_option, build_config, recover_option, split_options
 from tournaments.config import ConfigError, TournamentConfig
+from tournaments.dask_backend import DaskBackend, import_distributed
 from tournaments.engines import probe
 from tournaments.pgnout import PgnWriter
 from tournaments.plot import PlotUnavailable, write_plot
@@ -36,7 +37,8 @@ async def adapt_default(config: TournamentConfig) -> None:
 
 
 def describe(config: TournamentConfig, total: int) -> str:
-    lines = [f"{config.event}: {config.kind}, {total} games, concurrency {config.concurrency}"]
+    where = f"Dask {config.scheduler}" if config.backend == "dask" else f"concurrency {config.concurrency}"
+    lines = [f"{config.event}: {config.kind}, {total} games, {where}"]
     for e in config.engines:
         options = " ".join(f"{k}={v}" for k, v in e.options.items())
         lines.append(f"  {e.name}: {' '.join(e.command)} ({e.protocol}, {e.tc.pgn_string()}) {options}".rstrip())
@@ -63,18 +65,31 @@ async def run(config: TournamentConfig, state: RunState, resume: bool, is_defaul
         state.config = config.to_dict()
     runner = Runner(config, state, config.state_file)  # loads and checks openings: fail before engines start
     check_output_paths(config)
-    probes = await preflight(config)
-    check_setboard(config, probes, runner.openings, runner.specs)
+    backend = DaskBackend(config, sys.stderr) if config.backend == "dask" else None
     try:
-        runner.pgn = PgnWriter(config.pgnout, truncate_to=state.pgn_offset if resume else None)
-        state.pgn_offset = runner.pgn.offset
-        save_state(config.state_file, state)
-    except OSError as err:
-        raise ConfigError(f"cannot write the PGN or state file: {err}") from None
-    done = len(state.games)
-    print(describe(config, len(runner.specs)) + (f"\nresuming after {done} finished games" if resume else ""),
-          file=sys.stderr, flush=True)
-    await runner.run()
+        if backend is not None:
+            import_distributed()  # before anything starts: say how to install it
+            # Dask's client blocks; it runs in a thread so that this loop stays free.
+            probes = await asyncio.to_thread(backend.open)
+        else:
+            probes = await preflight(config)
+        check_setboard(config, probes, runner.openings, runner.specs)
+        try:
+            runner.pgn = PgnWriter(config.pgnout, truncate_to=state.pgn_offset if resume else None)
+            state.pgn_offset = runner.pgn.offset
+            save_state(config.state_file, state)
+        except OSError as err:
+            raise ConfigError(f"cannot write the PGN or state file: {err}") from None
+        done = len(state.games)
+        print(describe(config, len(runner.specs)) + (f"\nresuming after {done} finished games" if resume else ""),
+              file=sys.stderr, flush=True)
+        if backend is not None:
+            await asyncio.to_thread(runner.run_with, backend.play)
+        else:
+            await runner.run()
+    finally:
+        if backend is not None:
+            await asyncio.to_thread(backend.close)
     if state.stopped:
         print(f"Stopped early: {state.stopped}", file=sys.stderr)
     print(final_report(config, state.games), flush=True)
@@ -114,6 +129,9 @@ def main(argv: list[str] | None = None) -> int:
             recover = recover_option(line)
             if recover is not None:
                 config.recover = recover
+            backend = backend_option(line)
+            if backend is not None:
+                config.backend, config.scheduler, config.scale_tc = backend
             is_default = False
         else:
             config, is_default = build_config(line)

@@ -241,3 +241,36 @@ async def probe(config: EngineConfig, timeout: float) -> ProbeResult:
         return ProbeResult(fault)
     finally:
         await engine.quit()
+
+
+class EnginePool:
+    """The engine processes of one game slot, kept alive between its games.
+
+    Startup is paid once per slot rather than once per game; processes that the
+    next game does not need are quit (they would idle and hold memory), and a
+    process that faulted (killed by the game) is started afresh by the game.
+    Both backends use it: the local runner has one per concurrent game, a Dask
+    worker one per worker thread.
+    """
+
+    def __init__(self, configs: dict[str, EngineConfig], wait_ms: int = 0) -> None:
+        self.configs = configs
+        self.engines: dict[str, EngineProcess] = {}
+        self.wait_ms = wait_ms  # -wait: a pause between this slot's games, for engines that need to settle
+        self.games = 0
+
+    async def for_game(self, white: str, black: str) -> dict[chess.Color, EngineProcess]:
+        """The two processes of the next game, after the ``-wait`` pause if this is not the slot's first."""
+        if self.games and self.wait_ms:
+            await asyncio.sleep(self.wait_ms / 1000.0)
+        self.games += 1
+        for name in [n for n in self.engines if n not in (white, black)]:
+            await self.engines.pop(name).quit()
+        for name in (white, black):
+            if name not in self.engines:
+                self.engines[name] = EngineProcess(self.configs[name])
+        return {chess.WHITE: self.engines[white], chess.BLACK: self.engines[black]}
+
+    async def close(self) -> None:
+        await asyncio.gather(*(e.quit() for e in self.engines.values()), return_exceptions=True)
+        self.engines.clear()

@@ -159,8 +159,12 @@ def _new_pgn(config: TournamentConfig, spec: GameSpec, opening: Opening) -> ches
 
 
 async def play_game(config: TournamentConfig, spec: GameSpec, opening: Opening,
-                    engines: dict[chess.Color, EngineProcess]) -> GameOutcome:
-    """Play ``spec`` to its end; engines that fault are killed so the caller restarts them."""
+                    engines: dict[chess.Color, EngineProcess], time_scale: float = 1.0) -> GameOutcome:
+    """Play ``spec`` to its end; engines that fault are killed so the caller restarts them.
+
+    ``time_scale`` multiplies the clocks (a slow Dask worker gets more time); the
+    PGN keeps the nominal time control.
+    """
     game_id = object()  # a fresh identity tells python-chess this is a new game
     pgn = _new_pgn(config, spec, opening)
     node: chess.pgn.GameNode = pgn
@@ -182,7 +186,7 @@ async def play_game(config: TournamentConfig, spec: GameSpec, opening: Opening,
         faulted[side] = True
         verdict = forfeit(side, white_fault or black_fault)  # type: ignore[arg-type]
 
-    clocks = {c: Clock(engines[c].config.tc) for c in chess.COLORS}
+    clocks = {c: Clock(engines[c].config.tc.scaled(time_scale)) for c in chess.COLORS}
     adjudicator = Adjudicator(config.adjudication)
     if verdict is None:
         verdict = rules_verdict(board)
@@ -226,3 +230,15 @@ async def play_game(config: TournamentConfig, spec: GameSpec, opening: Opening,
     text = pgn.accept(chess.pgn.StringExporter(comments=not config.pgn_min))
     return GameOutcome(spec, verdict.result, verdict.termination, verdict.reason, text,
                        adjudicator.plies, faulted[chess.WHITE], faulted[chess.BLACK])
+
+
+def unplayed_game(config: TournamentConfig, spec: GameSpec, opening: Opening, reason: str) -> GameOutcome:
+    """A game that could not be played at all (no engine at fault): ``*``, its book moves and the reason."""
+    pgn = _new_pgn(config, spec, opening)
+    node: chess.pgn.GameNode = pgn
+    for uci in opening.moves:
+        node = node.add_variation(chess.Move.from_uci(uci), comment="book")
+    pgn.headers["Termination"] = "abandoned"
+    node.comment = f"{node.comment}, {reason}" if node.comment else reason
+    text = pgn.accept(chess.pgn.StringExporter(comments=not config.pgn_min))
+    return GameOutcome(spec, "*", "abandoned", reason, text, 0)

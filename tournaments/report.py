@@ -112,6 +112,10 @@ class Progress:
         self.tty = stream.isatty()
         self.started = time.monotonic()
 
+    def restart(self) -> None:
+        """Start the clock when games begin (engine and cluster start-up do not count)."""
+        self.started = time.monotonic()
+
     def update(self, finished: Sequence[FinishedGame], latest: FinishedGame | None) -> None:
         done = len(finished)
         tally = headline_tally(self.config, finished)

@@ -12,12 +12,11 @@ import asyncio
 import itertools
 import random
 import sys
+from collections.abc import Callable
 from typing import TextIO
 
-import chess
-
 from tournaments.config import ConfigError, TournamentConfig
-from tournaments.engines import EngineProcess, ProbeResult, SetupError, probe
+from tournaments.engines import EnginePool, ProbeResult, SetupError, probe
 from tournaments.game import GameOutcome, GameSpec, play_game
 from tournaments.openings import Opening, as_moves, load_openings, validate
 from tournaments.pgnout import PgnWriter
@@ -116,7 +115,16 @@ class Runner:
         self.stop = bool(state.stopped)
         self.engine_configs = {e.name: e for e in config.engines}
 
+    def run_with(self, play: Callable[[Runner], None]) -> RunState:
+        """Play through another backend (``play`` records games with ``record``), then close the display."""
+        self.progress.restart()
+        if not self.stop:
+            play(self)
+        self.progress.close()
+        return self.state
+
     async def run(self) -> RunState:
+        self.progress.restart()
         done = self.state.finished_indices()
         for spec in self.specs:
             if spec.index not in done:
@@ -134,26 +142,20 @@ class Runner:
         return self.state
 
     async def _worker(self) -> None:
-        engines: dict[str, EngineProcess] = {}
+        pool = EnginePool(self.engine_configs, self.config.wait_ms)
         try:
             while not self.stop:
                 try:
                     spec = self.queue.get_nowait()
                 except asyncio.QueueEmpty:
                     return
-                # Keep only the two processes this game needs; others would idle and hold memory.
-                for name in [n for n in engines if n not in (spec.white, spec.black)]:
-                    await engines.pop(name).quit()
-                for name in (spec.white, spec.black):
-                    if name not in engines:
-                        engines[name] = EngineProcess(self.engine_configs[name])
-                outcome = await play_game(self.config, spec, self.openings[spec.opening],
-                                          {chess.WHITE: engines[spec.white], chess.BLACK: engines[spec.black]})
-                self._record(outcome)
+                engines = await pool.for_game(spec.white, spec.black)
+                outcome = await play_game(self.config, spec, self.openings[spec.opening], engines)
+                self.record(outcome)
         finally:
-            await asyncio.gather(*(e.quit() for e in engines.values()), return_exceptions=True)
+            await pool.close()
 
-    def _record(self, outcome: GameOutcome) -> None:
+    def record(self, outcome: GameOutcome) -> None:
         """Make a finished game durable: PGN first, then the state that points past it."""
         spec = outcome.spec
         self.state.pgn_offset = self.pgn.append(outcome.pgn)
