@@ -7,6 +7,7 @@ import logging
 import os
 import sys
 
+from tournaments.adjudication import open_tablebase
 from tournaments.cli import USAGE, HelpRequested, backend_option, build_config, recover_option, split_options
 from tournaments.config import ConfigError, TournamentConfig
 from tournaments.dask_backend import DaskBackend, import_distributed
@@ -14,7 +15,7 @@ from tournaments.engines import probe
 from tournaments.pgnout import PgnWriter
 from tournaments.plot import PlotUnavailable, write_plot
 from tournaments.report import final_report
-from tournaments.runner import Runner, check_setboard, new_seed, preflight
+from tournaments.runner import Runner, check_setboard, check_variant, new_seed, preflight
 from tournaments.state import RunState, config_of, load_state, save_state
 
 
@@ -51,7 +52,8 @@ def check_output_paths(config: TournamentConfig) -> None:
     Checked before engines start, without creating the files: a run that cannot
     record its games should not play them.
     """
-    for what, path in (("PGN", config.pgnout), ("state", config.state_file), ("plot", config.plot)):
+    for what, path in (("PGN", config.pgnout), ("state", config.state_file), ("plot", config.plot),
+                       ("EPD", config.epdout), ("log", config.log)):
         if path is None:
             continue
         folder = os.path.dirname(os.path.abspath(path))
@@ -65,6 +67,11 @@ async def run(config: TournamentConfig, state: RunState, resume: bool, is_defaul
         state.config = config.to_dict()
     runner = Runner(config, state, config.state_file)  # loads and checks openings: fail before engines start
     check_output_paths(config)
+    if config.tb_path:
+        open_tablebase(config.tb_path)  # ConfigError for a path without tables, before any engine starts
+    if config.log and not logging.getLogger("chess.engine").isEnabledFor(logging.DEBUG):
+        # The dialogue goes to the -log file, not to stderr (-debug shows it there too).
+        logging.getLogger("chess.engine").propagate = False
     backend = DaskBackend(config, sys.stderr) if config.backend == "dask" else None
     try:
         if backend is not None:
@@ -74,9 +81,14 @@ async def run(config: TournamentConfig, state: RunState, resume: bool, is_defaul
         else:
             probes = await preflight(config)
         check_setboard(config, probes, runner.openings, runner.specs)
+        check_variant(config, probes)
         try:
             runner.pgn = PgnWriter(config.pgnout, truncate_to=state.pgn_offset if resume else None)
             state.pgn_offset = runner.pgn.offset
+            runner.epd = PgnWriter(config.epdout, truncate_to=state.epd_offset if resume else None)
+            state.epd_offset = runner.epd.offset if config.epdout else None
+            runner.log = PgnWriter(config.log, truncate_to=state.log_offset if resume else None)
+            state.log_offset = runner.log.offset if config.log else None
             save_state(config.state_file, state)
         except OSError as err:
             raise ConfigError(f"cannot write the PGN or state file: {err}") from None

@@ -58,8 +58,8 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
                "'kestrel-chess[cluster]'); scaletc scales each worker's clocks by its measured speed"),
     OptionSpec(("openings",), "file=F [format=epd|pgn] [order=sequential|random] [plies=N] [start=N] [policy=P]",
                "EPD positions a few plies deep are played as moves from the start position;\n"
-               "policy=default (a new opening each pair), encounter (each pairing walks the book\n"
-               "from its start) or round (one opening for every game of a round)"),
+               "policy=default (a new opening each pair of games), encounter (a new opening\n"
+               "for each pairing of players) or round (one opening for every game of a round)"),
     OptionSpec(("variant",), "standard|fischerandom", "Chess960 with fischerandom: a Chess960 book, or the 960\n"
                "start positions in order (shuffled with order=random) when no book is given"),
     OptionSpec(("srand", "seed"), "N", "seed for shuffled openings"),

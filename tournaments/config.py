@@ -61,8 +61,8 @@ class OpeningsConfig:
     order: str = "sequential"  # or "random"
     plies: int | None = None  # keep at most this many book plies from PGN openings
     start: int = 1  # 1-based index of the first opening used
-    # cutechess-cli's policy: "default" (a new opening for each pair), "encounter" (each pairing walks
-    # the book from its start) or "round" (every game of a round uses the round's opening).
+    # cutechess-cli's shift policy: "default" (a new opening for each pair of games), "encounter" (for each
+    # new pairing of players) or "round" (every game of a round uses the round's opening).
     policy: str = "default"
 
 

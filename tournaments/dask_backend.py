@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, TextIO, TypeVar
 import chess
 import chess.engine
 
+from tournaments.adjudication import open_tablebase
 from tournaments.config import ConfigError, TournamentConfig
 from tournaments.engines import EnginePool, ProbeResult, SetupError, probe
 from tournaments.game import GameOutcome, GameSpec, play_game, unplayed_game
@@ -183,6 +184,11 @@ def check_task(config_data: dict[str, Any]) -> WorkerCheck:
     config = TournamentConfig.from_dict(config_data)
     holder = _WorkerLoop.get()
     check = WorkerCheck(_worker_name(), holder.own_speed())
+    if config.tb_path:
+        try:
+            open_tablebase(config.tb_path)
+        except ConfigError as err:
+            check.errors["-tb"] = str(err)
     for engine in config.engines:
         try:
             result = holder.run(probe(engine, config.startup_timeout))
@@ -262,7 +268,8 @@ class DaskBackend:
         futures = [self.client.submit(check_task, data, workers=[a], allow_other_workers=False, pure=False)
                    for a in addresses]
         checks: list[WorkerCheck] = self.client.gather(futures)
-        problems = [f"worker {c.worker}: engine {name!r}: {text}" for c in checks for name, text in c.errors.items()]
+        problems = [f"worker {c.worker}: " + (text if name == "-tb" else f"engine {name!r}: {text}")
+                    for c in checks for name, text in c.errors.items()]
         if problems:
             raise ConfigError("; ".join(problems))
         probes: dict[str, ProbeResult] = {}
