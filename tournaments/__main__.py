@@ -108,7 +108,7 @@ async def run(config: TournamentConfig, state: RunState, resume: bool, is_defaul
     if config.plot:
         try:
             write_plot(config.plot, state.games, config.engines[0].name,
-                       config.engines[1].name if len(config.engines) == 2 else "the field")
+                       config.engines[1].name if len(config.engines) == 2 else "the field", config.sprt)
             print(f"Elo plot written to {config.plot}", file=sys.stderr)
         except (PlotUnavailable, OSError) as err:
             print(f"No plot: {err}", file=sys.stderr)

@@ -322,7 +322,12 @@ class DaskBackend:
             runner.record(outcome)
             if runner.stop:
                 self._cancel_unstarted(futures)
+            elif runner.progress.live is not None:
+                runner.progress.set_running(self._running(), runner.state.games)
         self._report(time.monotonic() - started)
+
+    def _running(self) -> int:
+        return sum(len(keys) for keys in self.client.processing().values())
 
     def _cancel_unstarted(self, futures: dict[Any, GameSpec]) -> None:
         """Cancel the games no worker has begun; those being played finish and are recorded."""

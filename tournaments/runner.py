@@ -129,6 +129,7 @@ class Runner:
         self.queue: asyncio.Queue[GameSpec] = asyncio.Queue()
         self.stop = bool(state.stopped)
         self.engine_configs = {e.name: e for e in config.engines}
+        self.in_play = 0  # games being played now (local backend), for the live display
 
     def run_with(self, play: Callable[[Runner], None]) -> RunState:
         """Play through another backend (``play`` records games with ``record``), then close the display."""
@@ -165,7 +166,12 @@ class Runner:
                 except asyncio.QueueEmpty:
                     return
                 engines = await pool.for_game(spec.white, spec.black)
-                outcome = await play_game(self.config, spec, self.openings[spec.opening], engines)
+                self.in_play += 1
+                self.progress.set_running(self.in_play, self.state.games)
+                try:
+                    outcome = await play_game(self.config, spec, self.openings[spec.opening], engines)
+                finally:
+                    self.in_play -= 1
                 self.record(outcome)
         finally:
             await pool.close()
