@@ -15,7 +15,17 @@ from pathlib import Path
 import psutil
 import pytest
 
-from tests.test_tournament import BOOK, ROOT, STOCKFISH, _require, book_position, check_replay, read_games, run_cli
+from tests.test_tournament import (
+    BOOK,
+    ROOT,
+    STOCKFISH,
+    _require,
+    book_position,
+    check_replay,
+    fake,
+    read_games,
+    run_cli,
+)
 
 
 def _state_games(path: Path) -> int:
@@ -162,3 +172,20 @@ def test_time_scale_multiplies_clocks_but_not_the_pgn_tag():
     assert (slow.base, slow.increment, slow.margin) == (20.0, 0.2, 0.05)
     assert slow.pgn_string() == "20+0.2" and tc.pgn_string() == "10+0.1"
     assert scale_factor(1.0, 1000.0) == 1 / MAX_SCALE and scale_factor(0.0, 5.0) == 1.0
+
+
+@pytest.mark.slow
+def test_an_sprt_decision_cancels_the_games_not_started(tmp_path):
+    _require(STOCKFISH, "stockfish")
+    pgn = tmp_path / "sprt.pgn"
+    proc = run_cli(["-engine", f"cmd={STOCKFISH}", "name=sf", "depth=1", "-engine", fake("illegal", 0),
+                    "name=illegal", "-each", "tc=1+0.01", "-games", "60", "-backend", "dask", "local:2",
+                    "-sprt", "elo0=0", "elo1=200", "model=logistic", "-pgnout", str(pgn)], timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "H1 accepted" in proc.stdout
+    games = read_games(pgn)
+    rounds = [g.headers["Round"] for g in games]
+    # The LLR passes its bound at the 16th game (8 pairs, as with the local backend); at most the games
+    # already handed to the two workers finish after it, the other 40-odd are never played.
+    assert 16 <= len(games) <= 22 and len(set(rounds)) == len(games)
+    assert all(g.headers["Termination"] == "rules infraction" for g in games)
