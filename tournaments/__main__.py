@@ -96,7 +96,11 @@ async def run(config: TournamentConfig, state: RunState, resume: bool, is_defaul
         print(describe(config, len(runner.specs)) + (f"\nresuming after {done} finished games" if resume else ""),
               file=sys.stderr, flush=True)
         if backend is not None:
-            await asyncio.to_thread(runner.run_with, backend.play)
+            try:
+                await asyncio.to_thread(runner.run_with, backend.play)
+            except asyncio.CancelledError:
+                backend.interrupt()  # Ctrl-C: the thread cannot be cancelled, so let it stop itself
+                raise
         else:
             await runner.run()
     finally:

@@ -230,6 +230,8 @@ class DaskBackend:
         self.cluster: Any = None
         self.reference_speed: float | None = None
         self.results: list[TaskResult] = []
+        self.futures: dict[Any, GameSpec] = {}
+        self.interrupted = False
 
     def open(self) -> dict[str, ProbeResult]:
         """Connect (or start a LocalCluster), check every worker; ``ConfigError`` for anything wrong."""
@@ -297,7 +299,7 @@ class DaskBackend:
         token = uuid.uuid4().hex
         data = self.config.to_dict()
         done = runner.state.finished_indices()
-        futures: dict[Any, GameSpec] = {}
+        futures = self.futures
         for spec in runner.specs:
             if spec.index in done or runner.stop:
                 continue
@@ -306,6 +308,8 @@ class DaskBackend:
             futures[future] = spec
         started = time.monotonic()
         for future in distributed.as_completed(list(futures)):
+            if self.interrupted:
+                break
             spec = futures[future]
             if future.cancelled() or spec.index in done:
                 continue
@@ -325,6 +329,12 @@ class DaskBackend:
             elif runner.progress.live is not None:
                 runner.progress.set_running(self._running(), runner.state.games)
         self._report(time.monotonic() - started)
+
+    def interrupt(self) -> None:
+        """Stop playing (from another thread, on Ctrl-C): cancel every game not recorded yet."""
+        self.interrupted = True
+        with contextlib.suppress(Exception):
+            self.client.cancel([f for f in self.futures if not f.done()])
 
     def _running(self) -> int:
         return sum(len(keys) for keys in self.client.processing().values())
