@@ -6,6 +6,7 @@ LocalCluster of worker processes, which takes a few seconds on a loaded machine.
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -179,7 +180,7 @@ def test_an_sprt_decision_cancels_the_games_not_started(tmp_path):
     _require(STOCKFISH, "stockfish")
     pgn = tmp_path / "sprt.pgn"
     proc = run_cli(["-engine", f"cmd={STOCKFISH}", "name=sf", "depth=1", "-engine", fake("illegal", 0),
-                    "name=illegal", "-each", "tc=1+0.01", "-games", "60", "-backend", "dask", "local:2",
+                    "name=illegal", "-each", "tc=1+0.01", "-games", "60", "-backend", "dask", "local:2", "scaletc",
                     "-sprt", "elo0=0", "elo1=200", "model=logistic", "-pgnout", str(pgn)], timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "H1 accepted" in proc.stdout
@@ -189,3 +190,7 @@ def test_an_sprt_decision_cancels_the_games_not_started(tmp_path):
     # already handed to the two workers finish after it, the other 40-odd are never played.
     assert 16 <= len(games) <= 22 and len(set(rounds)) == len(games)
     assert all(g.headers["Termination"] == "rules infraction" for g in games)
+    # scaletc: each worker's clocks are scaled by its measured speed, the PGN keeps the nominal control.
+    assert len(re.findall(r"Dask worker \d: speed \d+ kpos/s, clocks x\d\.\d\d", proc.stderr)) == 2
+    assert {g.headers[tag] for g in games for tag in ("WhiteTimeControl", "BlackTimeControl")} == \
+        {"1+0.01 depth=1", "1+0.01"}
