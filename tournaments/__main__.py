@@ -7,13 +7,15 @@ import logging
 import os
 import sys
 
-from tournaments.cli import USAGE, HelpRequested, build_config, recover_option, split_options
+from tournaments.adjudication import open_tablebase
+from tournaments.cli import USAGE, HelpRequested, backend_option, build_config, recover_option, split_options
 from tournaments.config import ConfigError, TournamentConfig
+from tournaments.dask_backend import DaskBackend, import_distributed
 from tournaments.engines import probe
 from tournaments.pgnout import PgnWriter
 from tournaments.plot import PlotUnavailable, write_plot
 from tournaments.report import final_report
-from tournaments.runner import Runner, check_setboard, new_seed, preflight
+from tournaments.runner import Runner, check_setboard, check_variant, new_seed, preflight
 from tournaments.state import RunState, config_of, load_state, save_state
 
 
@@ -36,7 +38,8 @@ async def adapt_default(config: TournamentConfig) -> None:
 
 
 def describe(config: TournamentConfig, total: int) -> str:
-    lines = [f"{config.event}: {config.kind}, {total} games, concurrency {config.concurrency}"]
+    where = f"Dask {config.scheduler}" if config.backend == "dask" else f"concurrency {config.concurrency}"
+    lines = [f"{config.event}: {config.kind}, {total} games, {where}"]
     for e in config.engines:
         options = " ".join(f"{k}={v}" for k, v in e.options.items())
         lines.append(f"  {e.name}: {' '.join(e.command)} ({e.protocol}, {e.tc.pgn_string()}) {options}".rstrip())
@@ -49,7 +52,8 @@ def check_output_paths(config: TournamentConfig) -> None:
     Checked before engines start, without creating the files: a run that cannot
     record its games should not play them.
     """
-    for what, path in (("PGN", config.pgnout), ("state", config.state_file), ("plot", config.plot)):
+    for what, path in (("PGN", config.pgnout), ("state", config.state_file), ("plot", config.plot),
+                       ("EPD", config.epdout), ("log", config.log)):
         if path is None:
             continue
         folder = os.path.dirname(os.path.abspath(path))
@@ -63,25 +67,52 @@ async def run(config: TournamentConfig, state: RunState, resume: bool, is_defaul
         state.config = config.to_dict()
     runner = Runner(config, state, config.state_file)  # loads and checks openings: fail before engines start
     check_output_paths(config)
-    probes = await preflight(config)
-    check_setboard(config, probes, runner.openings, runner.specs)
+    if config.tb_path:
+        open_tablebase(config.tb_path)  # ConfigError for a path without tables, before any engine starts
+    if config.log and not logging.getLogger("chess.engine").isEnabledFor(logging.DEBUG):
+        # The dialogue goes to the -log file, not to stderr (-debug shows it there too).
+        logging.getLogger("chess.engine").propagate = False
+    backend = DaskBackend(config, sys.stderr) if config.backend == "dask" else None
     try:
-        runner.pgn = PgnWriter(config.pgnout, truncate_to=state.pgn_offset if resume else None)
-        state.pgn_offset = runner.pgn.offset
-        save_state(config.state_file, state)
-    except OSError as err:
-        raise ConfigError(f"cannot write the PGN or state file: {err}") from None
-    done = len(state.games)
-    print(describe(config, len(runner.specs)) + (f"\nresuming after {done} finished games" if resume else ""),
-          file=sys.stderr, flush=True)
-    await runner.run()
+        if backend is not None:
+            import_distributed()  # before anything starts: say how to install it
+            # Dask's client blocks; it runs in a thread so that this loop stays free.
+            probes = await asyncio.to_thread(backend.open)
+        else:
+            probes = await preflight(config)
+        check_setboard(config, probes, runner.openings, runner.specs)
+        check_variant(config, probes)
+        try:
+            runner.pgn = PgnWriter(config.pgnout, truncate_to=state.pgn_offset if resume else None)
+            state.pgn_offset = runner.pgn.offset
+            runner.epd = PgnWriter(config.epdout, truncate_to=state.epd_offset if resume else None)
+            state.epd_offset = runner.epd.offset if config.epdout else None
+            runner.log = PgnWriter(config.log, truncate_to=state.log_offset if resume else None)
+            state.log_offset = runner.log.offset if config.log else None
+            save_state(config.state_file, state)
+        except OSError as err:
+            raise ConfigError(f"cannot write the PGN or state file: {err}") from None
+        done = len(state.games)
+        print(describe(config, len(runner.specs)) + (f"\nresuming after {done} finished games" if resume else ""),
+              file=sys.stderr, flush=True)
+        if backend is not None:
+            try:
+                await asyncio.to_thread(runner.run_with, backend.play)
+            except asyncio.CancelledError:
+                backend.interrupt()  # Ctrl-C: the thread cannot be cancelled, so let it stop itself
+                raise
+        else:
+            await runner.run()
+    finally:
+        if backend is not None:
+            await asyncio.to_thread(backend.close)
     if state.stopped:
         print(f"Stopped early: {state.stopped}", file=sys.stderr)
     print(final_report(config, state.games), flush=True)
     if config.plot:
         try:
             write_plot(config.plot, state.games, config.engines[0].name,
-                       config.engines[1].name if len(config.engines) == 2 else "the field")
+                       config.engines[1].name if len(config.engines) == 2 else "the field", config.sprt)
             print(f"Elo plot written to {config.plot}", file=sys.stderr)
         except (PlotUnavailable, OSError) as err:
             print(f"No plot: {err}", file=sys.stderr)
@@ -114,6 +145,9 @@ def main(argv: list[str] | None = None) -> int:
             recover = recover_option(line)
             if recover is not None:
                 config.recover = recover
+            backend = backend_option(line)
+            if backend is not None:
+                config.backend, config.scheduler, config.scale_tc = backend
             is_default = False
         else:
             config, is_default = build_config(line)

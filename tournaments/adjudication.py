@@ -6,12 +6,14 @@ them, in centipawns (mates become large numbers).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 
 import chess
 import chess.engine
+import chess.syzygy
 
-from tournaments.config import AdjudicationConfig
+from tournaments.config import AdjudicationConfig, ConfigError
 
 MATE_CP = 100_000
 
@@ -89,3 +91,45 @@ def score_cp(score: chess.engine.PovScore | None, color: chess.Color) -> int | N
         return None
     return score.pov(color).score(mate_score=MATE_CP)
 
+
+
+_TABLEBASES: dict[str, chess.syzygy.Tablebase] = {}
+
+
+def open_tablebase(paths: str) -> chess.syzygy.Tablebase:
+    """The Syzygy tables in ``paths`` (folders joined by ``os.pathsep``), opened once per process.
+
+    Raises ``ConfigError`` when no table is found: adjudication that silently
+    never happens would be worse than none.
+    """
+    if paths not in _TABLEBASES:
+        tablebase = chess.syzygy.Tablebase()
+        found = 0
+        for folder in paths.split(os.pathsep):
+            if not os.path.isdir(folder):
+                raise ConfigError(f"-tb: {folder} is not a folder")
+            found += tablebase.add_directory(folder)
+        if not found:
+            raise ConfigError(f"-tb: no Syzygy tables (.rtbw) in {paths}")
+        _TABLEBASES[paths] = tablebase
+    return _TABLEBASES[paths]
+
+
+def tablebase_verdict(board: chess.Board, tablebase: chess.syzygy.Tablebase, max_pieces: int,
+                      ignore50: bool) -> Verdict | None:
+    """The tablebase result of a position with few pieces, or None (too many pieces, castling, no table).
+
+    A cursed win (a win the fifty-move rule turns into a draw) is a draw
+    unless ``ignore50``, as in cutechess-cli's ``-tbignore50``.
+    """
+    if chess.popcount(board.occupied) > max_pieces or board.castling_rights or board.chess960:
+        return None
+    try:
+        wdl = tablebase.probe_wdl(board)
+    except (KeyError, IndexError):  # MissingTableError is a KeyError
+        return None
+    if wdl == 0 or (abs(wdl) == 1 and not ignore50):
+        return Verdict("1/2-1/2", "adjudication", "Draw by tablebase")
+    winner = board.turn if wdl > 0 else not board.turn
+    name = "White" if winner == chess.WHITE else "Black"
+    return Verdict("1-0" if winner == chess.WHITE else "0-1", "adjudication", f"{name} wins by tablebase")

@@ -13,6 +13,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from tournaments.config import (
+    PGN_EXTRAS,
     AdjudicationConfig,
     ConfigError,
     EngineConfig,
@@ -23,41 +24,78 @@ from tournaments.config import (
 )
 from tournaments.timecontrol import TimeControl
 
-USAGE = """\
-usage: python -m tournaments [options]   (or: kestrel-tournament [options])
 
-  -engine KEY=VALUE ...   an engine; keys: cmd= name= proto=uci|xboard dir= arg= (repeatable)
-                          option.NAME=VALUE tc= st= nodes= depth= timemargin=
-  -each KEY=VALUE ...     settings for every engine (same keys); an -engine's own keys win,
-                          but -each overrides engines read from -config
-  -config FILE            a JSON config file (command-line options override it)
-  -tournament round-robin|gauntlet
-  -games N                games per encounter per round (pairs share an opening, colours swapped)
-  -rounds N               rounds (default 1)
-  -repeat [2]             accepted for cutechess-cli users: every opening is always played twice,
-                          colours swapped
-  -concurrency N          games played at once (default 1)
-  -openings file=F [format=epd|pgn] [order=sequential|random] [plies=N] [start=N]
-                          EPD positions a few plies deep are played as moves from the start position
-  -srand N                seed for shuffled openings
-  -draw movenumber=N movecount=N score=CP
-  -resign movecount=N score=CP [twosided=true]
-  -maxmoves N             adjudicate a draw after N moves
-  -sprt elo0=E0 elo1=E1 [alpha=0.05] [beta=0.05] [model=normalized|logistic]
-                          (or positionally: -sprt E0 E1 ALPHA BETA)
-  -pgnout FILE [min] [fi] append finished games to FILE (min: no comments; fi: accepted, only
-                          finished games are ever written)
-  -state FILE             resume state (default: PGNFILE.state.json)
-  -resume                 continue the interrupted run recorded in the state file
-  -recover [on|off]       restart engines that crash or stall and play on (on, the default);
-                          off stops the run after such a game (-resume continues it)
-  -plot FILE.png          Elo estimate and error bar against games played (needs matplotlib)
-  -event NAME, -site NAME PGN Event and Site tags
-  -startup-timeout S      seconds allowed for uci/isready answers (default 10)
-  -hang-timeout S         seconds allowed per move when only nodes=/depth= bound it (default 60)
-  -report-every N         games between progress lines when stderr is not a terminal
-                          (-ratinginterval N is the same)
-  -debug                  show python-chess's engine log (odd lines, unparsable info)
+@dataclass(frozen=True)
+class OptionSpec:
+    """One command-line option: its names (the first is shown), its arguments and its help text.
+
+    ``OPTION_SPECS`` is the only list of options: the parser accepts exactly
+    these names and ``USAGE`` is printed from it, so the two cannot drift apart.
+    """
+
+    names: tuple[str, ...]
+    args: str
+    help: str
+
+
+OPTION_SPECS: tuple[OptionSpec, ...] = (
+    OptionSpec(("engine",), "KEY=VALUE ...", "an engine; keys: cmd= name= proto=uci|xboard dir= arg= (repeatable)\n"
+               "option.NAME=VALUE tc= st= nodes= depth= timemargin="),
+    OptionSpec(("each",), "KEY=VALUE ...", "settings for every engine (same keys); an -engine's own keys win,\n"
+               "but -each overrides engines read from -config"),
+    OptionSpec(("config",), "FILE", "a JSON config file (command-line options override it)"),
+    OptionSpec(("tournament",), "round-robin|gauntlet", "the kind of tournament (roundrobin is accepted)"),
+    OptionSpec(("games",), "N", "games per encounter per round (pairs share an opening, colours swapped)"),
+    OptionSpec(("rounds",), "N", "rounds (default 1)"),
+    OptionSpec(("repeat",), "[2]", "accepted for cutechess-cli users: every opening is always played twice,\n"
+               "colours swapped"),
+    OptionSpec(("noswap",), "", "do not swap colours: the first engine of an encounter always has White"),
+    OptionSpec(("reverse",), "", "the second engine of an encounter has White in the first game of a pair"),
+    OptionSpec(("concurrency",), "N", "games played at once with the local backend (default 1)"),
+    OptionSpec(("backend",), "local|dask ADDR [scaletc]",
+               "local (the default) plays on this machine; dask tcp://host:8786 plays on a Dask\n"
+               "cluster, dask local:N on a LocalCluster of N worker processes here (pip install\n"
+               "'kestrel-chess[cluster]'); scaletc scales each worker's clocks by its measured speed"),
+    OptionSpec(("openings",), "file=F [format=epd|pgn] [order=sequential|random] [plies=N] [start=N] [policy=P]",
+               "EPD positions a few plies deep are played as moves from the start position;\n"
+               "policy=default (a new opening each pair of games), encounter (a new opening\n"
+               "for each pairing of players) or round (one opening for every game of a round)"),
+    OptionSpec(("variant",), "standard|fischerandom", "Chess960 with fischerandom: a Chess960 book, or the 960\n"
+               "start positions in order (shuffled with order=random) when no book is given"),
+    OptionSpec(("srand", "seed"), "N", "seed for shuffled openings"),
+    OptionSpec(("draw",), "movenumber=N movecount=N score=CP", "draw adjudication by score"),
+    OptionSpec(("resign",), "movecount=N score=CP [twosided=true]", "resign adjudication by score"),
+    OptionSpec(("maxmoves",), "N", "adjudicate a draw after N moves"),
+    OptionSpec(("tb",), "PATH[:PATH...]", "adjudicate by Syzygy tablebases in PATH (python-chess's chess.syzygy)"),
+    OptionSpec(("tbpieces",), "N", "only positions with at most N pieces (default 7)"),
+    OptionSpec(("tbignore50",), "", "a tablebase win counts even when the fifty-move rule would save the loser"),
+    OptionSpec(("sprt",), "elo0=E0 elo1=E1 [alpha=0.05] [beta=0.05] [model=normalized|logistic]",
+               "an SPRT between the two engines (or positionally: -sprt E0 E1 ALPHA BETA)"),
+    OptionSpec(("pgnout",), "FILE [min] [fi] [KEY=true ...]",
+               "append finished games to FILE (min: no comments; fi: accepted, only finished\n"
+               "games are ever written); fastchess's form file=FILE min=true works too, and\n"
+               "seldepth=true nodes=true nps=true timeleft=true add those to each move's comment"),
+    OptionSpec(("epdout",), "FILE", "append the final position of each game to FILE (EPD)"),
+    OptionSpec(("log",), "FILE", "append the whole engine dialogue of each game to FILE"),
+    OptionSpec(("state",), "FILE", "resume state (default: PGNFILE.state.json)"),
+    OptionSpec(("resume",), "[FILE]", "continue the interrupted run recorded in the state file"),
+    OptionSpec(("recover",), "[on|off]", "restart engines that crash or stall and play on (on, the default);\n"
+               "off stops the run after such a game (-resume continues it)"),
+    OptionSpec(("wait",), "MS", "milliseconds to wait between two games of the same engines"),
+    OptionSpec(("plot",), "FILE.png", "Elo estimate and error bar against games played, and the SPRT's LLR\n"
+               "(needs matplotlib)"),
+    OptionSpec(("output",), "format=cutechess|fastchess", "the text of progress lines and results, for tools\n"
+               "that parse one or the other"),
+    OptionSpec(("event",), "NAME", "PGN Event tag"),
+    OptionSpec(("site",), "NAME", "PGN Site tag"),
+    OptionSpec(("startup-timeout",), "S", "seconds allowed for uci/isready answers (default 10)"),
+    OptionSpec(("hang-timeout",), "S", "seconds allowed per move when only nodes=/depth= bound it (default 60)"),
+    OptionSpec(("report-every", "ratinginterval"), "N", "games between progress lines when stderr is not a terminal"),
+    OptionSpec(("debug",), "", "show python-chess's engine log (odd lines, unparsable info)"),
+    OptionSpec(("help", "h"), "", "print this help"),
+)
+
+USAGE_TAIL = """\
 With no engines, Kestrel alpha-beta plays Kestrel MCTS on built-in openings.
 
 time controls: tc=40/60+0.6 (moves/seconds+increment), tc=10+0.1, tc=5, tc=inf;
@@ -65,11 +103,26 @@ time controls: tc=40/60+0.6 (moves/seconds+increment), tc=10+0.1, tc=5, tc=inf;
   cutechess-cli counts milliseconds, so timemargin=50ms is accepted too)
 """
 
-OPTIONS = {
-    "engine", "each", "config", "tournament", "games", "rounds", "concurrency", "openings", "srand", "seed",
-    "draw", "resign", "maxmoves", "sprt", "pgnout", "state", "resume", "plot", "event", "site", "startup-timeout",
-    "hang-timeout", "report-every", "ratinginterval", "repeat", "recover", "h", "help", "debug",
-}
+
+def usage() -> str:
+    """The help text, generated from ``OPTION_SPECS``."""
+    lines = ["usage: python -m tournaments [options]   (or: kestrel-tournament [options])", ""]
+    for spec in OPTION_SPECS:
+        head = " ".join(f"-{n}" for n in spec.names[:1]) + (f" {spec.args}" if spec.args else "")
+        aliases = f" (also -{', -'.join(spec.names[1:])})" if len(spec.names) > 1 else ""
+        help_lines = (spec.help + aliases).split("\n")
+        if len(head) <= 24:
+            lines.append(f"  {head:<24}{help_lines[0]}")
+            rest = help_lines[1:]
+        else:
+            lines.append(f"  {head}")
+            rest = help_lines
+        lines += [f"  {'':<24}{text}" for text in rest]
+    return "\n".join(lines) + "\n\n" + USAGE_TAIL
+
+
+USAGE = usage()
+OPTIONS = {name for spec in OPTION_SPECS for name in spec.names}
 TOURNAMENT_KINDS = {"round-robin": "round-robin", "roundrobin": "round-robin", "gauntlet": "gauntlet"}
 TC_KEYS = ("tc", "st", "nodes", "depth", "timemargin")
 
@@ -133,7 +186,8 @@ def _number(text: str | None, what: str, kind: type = int) -> float | None:
     if text is None:
         return None
     try:
-        return float(kind(text))
+        value: float = kind(text)
+        return value
     except ValueError:
         raise ConfigError(f"{what}: not a number: {text!r}") from None
 
@@ -241,7 +295,9 @@ def _adjudication(line: CommandLine, adj: AdjudicationConfig) -> None:
 def _sprt(words: list[str]) -> SprtConfig:
     if words and all("=" not in w for w in words):
         names = ["elo0", "elo1", "alpha", "beta", "model"][:len(words)]
-        pairs = list(zip(names, words, strict=False))
+        if len(words) > len(names):
+            raise ConfigError("-sprt takes at most five values: ELO0 ELO1 ALPHA BETA MODEL")
+        pairs = list(zip(names, words, strict=True))
     else:
         pairs = key_values(words, "-sprt")
     values: dict[str, object] = {}
@@ -255,6 +311,53 @@ def _sprt(words: list[str]) -> SprtConfig:
     if "elo0" not in values or "elo1" not in values:
         raise ConfigError("-sprt needs elo0 and elo1")
     return SprtConfig(**values)  # type: ignore[arg-type]
+
+
+def backend_option(line: CommandLine) -> tuple[str, str | None, bool] | None:
+    """``-backend local`` or ``-backend dask ADDR [scaletc]`` as (backend, scheduler, scale_tc), or None."""
+    words = line.get("backend")
+    if words is None:
+        return None
+    if words == ["local"]:
+        return "local", None, False
+    if len(words) in (2, 3) and words[0] == "dask" and words[2:] in ([], ["scaletc"]):
+        return "dask", words[1], len(words) == 3
+    raise ConfigError("-backend takes local, or dask and a scheduler address (tcp://host:8786 or local:N), "
+                      "optionally followed by scaletc")
+
+
+def _flag(value: str) -> bool:
+    if value.lower() in ("true", "1", "on", "yes"):
+        return True
+    if value.lower() in ("false", "0", "off", "no"):
+        return False
+    raise ConfigError(f"expected true or false, got {value!r}")
+
+
+def _pgnout(words: list[str], config: TournamentConfig) -> None:
+    """cutechess-cli's ``-pgnout FILE [min] [fi]`` or fastchess's ``-pgnout file=FILE nodes=true ...``."""
+    extras: list[str] = []
+    path: str | None = None
+    minimal = False
+    for i, word in enumerate(words):
+        key, eq, value = word.partition("=")
+        if i == 0 and not eq:
+            path = word
+        elif not eq and word in ("min", "fi"):
+            minimal = minimal or word == "min"
+        elif key == "file":
+            path = value
+        elif key == "min":
+            minimal = _flag(value)
+        elif key in PGN_EXTRAS:
+            if _flag(value):
+                extras.append(key)
+        else:
+            raise ConfigError(f"-pgnout: unexpected {word!r} (a file name, then min, fi, or "
+                              f"{'=true, '.join(PGN_EXTRAS)}=true)")
+    if path is None:
+        raise ConfigError("-pgnout needs a file name")
+    config.pgnout, config.pgn_min, config.pgn_extras = path, minimal, extras
 
 
 def recover_option(line: CommandLine) -> bool | None:
@@ -312,7 +415,7 @@ def build_config(line: CommandLine) -> tuple[TournamentConfig, bool]:
     openings = line.get("openings")
     if openings is not None:
         for key, value in key_values(openings, "-openings"):
-            if key in ("file", "format", "order"):
+            if key in ("file", "format", "order", "policy"):
                 setattr(config.openings, key, value)
             elif key in ("plies", "start"):
                 setattr(config.openings, key, int(_number(value, "-openings")))  # type: ignore[arg-type]
@@ -324,11 +427,24 @@ def build_config(line: CommandLine) -> tuple[TournamentConfig, bool]:
         config.sprt = _sprt(sprt)
     pgnout = line.get("pgnout")
     if pgnout is not None:
-        if not pgnout or any(flag not in ("min", "fi") for flag in pgnout[1:]):
-            raise ConfigError("-pgnout takes a file name, then optionally min and fi")
-        config.pgnout = pgnout[0]
-        config.pgn_min = "min" in pgnout[1:]
-    for name, attr in (("state", "state_file"), ("plot", "plot"), ("event", "event"), ("site", "site")):
+        _pgnout(pgnout, config)
+    backend = backend_option(line)
+    if backend is not None:
+        config.backend, config.scheduler, config.scale_tc = backend
+    for name in ("noswap", "reverse", "tbignore50"):
+        if line.get(name) not in (None, []):
+            raise ConfigError(f"-{name} takes no value")
+        if line.has(name):
+            setattr(config, "tb_ignore50" if name == "tbignore50" else name, True)
+    for name, attr in (("wait", "wait_ms"), ("tbpieces", "tb_pieces")):
+        value = _single(line, name)
+        if value is not None:
+            setattr(config, attr, int(_number(value, f"-{name}")))  # type: ignore[arg-type]
+    output = _single(line, "output")
+    if output is not None:
+        config.output = output.removeprefix("format=")
+    for name, attr in (("state", "state_file"), ("plot", "plot"), ("event", "event"), ("site", "site"),
+                       ("variant", "variant"), ("epdout", "epdout"), ("log", "log"), ("tb", "tb_path")):
         value = _single(line, name)
         if value is not None:
             setattr(config, attr, value)

@@ -15,6 +15,9 @@ from typing import Any
 
 from tournaments.timecontrol import TimeControl
 
+# Per-move PGN comment fields that ``-pgnout`` can add, in the order written (as fastchess writes them).
+PGN_EXTRAS = ("seldepth", "nodes", "nps", "timeleft")
+
 
 class ConfigError(ValueError):
     """A run that cannot start as configured; the message is for the user."""
@@ -58,6 +61,9 @@ class OpeningsConfig:
     order: str = "sequential"  # or "random"
     plies: int | None = None  # keep at most this many book plies from PGN openings
     start: int = 1  # 1-based index of the first opening used
+    # cutechess-cli's shift policy: "default" (a new opening for each pair of games), "encounter" (for each
+    # new pairing of players) or "round" (every game of a round uses the round's opening).
+    policy: str = "default"
 
 
 @dataclass
@@ -107,6 +113,20 @@ class TournamentConfig:
     hang_timeout: float = 60.0  # seconds for a move when nothing else bounds it (nodes/depth)
     recover: bool = True  # restart crashed or stalled engines and keep going; False stops the run
     report_every: int = 10  # games between progress lines when stderr is not a terminal
+    backend: str = "local"  # "local" or "dask"
+    scheduler: str | None = None  # with dask: a scheduler address, or "local:N" for a LocalCluster
+    scale_tc: bool = False  # dask: scale each worker's clocks by its measured speed
+    variant: str = "standard"  # or "fischerandom" (Chess960)
+    epdout: str | None = None  # final positions, one EPD line a game
+    tb_path: str | None = None  # Syzygy tables for adjudication
+    tb_pieces: int = 7  # adjudicate only positions with at most this many pieces
+    tb_ignore50: bool = False  # a tablebase win is a win even if the fifty-move rule would save it
+    noswap: bool = False  # do not swap colours in a pair: the first engine keeps White
+    reverse: bool = False  # the second engine of each encounter takes White first
+    wait_ms: int = 0  # milliseconds to wait between the games of a slot
+    log: str | None = None  # the whole engine dialogue of each game
+    pgn_extras: list[str] = field(default_factory=list)  # per-move PGN fields: nodes seldepth nps timeleft
+    output: str = "cutechess"  # progress and result text for tools: "cutechess" or "fastchess"
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -142,6 +162,21 @@ class TournamentConfig:
             raise ConfigError(f"unknown tournament type {self.kind!r} (round-robin or gauntlet)")
         if self.games < 1 or self.rounds < 1 or self.concurrency < 1:
             raise ConfigError("games, rounds and concurrency must be at least 1")
+        if self.backend not in ("local", "dask"):
+            raise ConfigError(f"unknown backend {self.backend!r} (local or dask)")
+        if self.backend == "dask" and not self.scheduler:
+            raise ConfigError("-backend dask needs a scheduler address (tcp://host:8786) or local:N")
+        if self.variant not in ("standard", "fischerandom"):
+            raise ConfigError(f"unknown variant {self.variant!r} (standard or fischerandom)")
+        if self.openings.policy not in ("default", "encounter", "round"):
+            raise ConfigError(f"unknown openings policy {self.openings.policy!r} (default, encounter or round)")
+        if self.output not in ("cutechess", "fastchess"):
+            raise ConfigError(f"unknown output format {self.output!r} (cutechess or fastchess)")
+        unknown = set(self.pgn_extras) - set(PGN_EXTRAS)
+        if unknown:
+            raise ConfigError(f"unknown PGN fields {sorted(unknown)} (known: {', '.join(PGN_EXTRAS)})")
+        if self.wait_ms < 0 or self.tb_pieces < 3:
+            raise ConfigError("-wait must not be negative and -tbpieces must be at least 3")
         if self.openings.order not in ("sequential", "random"):
             raise ConfigError(f"unknown openings order {self.openings.order!r}")
         if self.sprt is not None:

@@ -128,8 +128,7 @@ class EngineProcess:
         if sys.platform.startswith("linux"):
             kwargs["preexec_fn"] = _die_with_parent
         try:
-            # setpgrp: a Ctrl-C meant for the runner should not kill the engines mid-move
-            # (python-chess makes it a new process group on Windows too).
+            # setpgrp: a Ctrl-C meant for the runner should not kill the engines mid-move.
             self.transport, self.protocol = await asyncio.wait_for(
                 popen(self.config.command, setpgrp=True, **kwargs), timeout)
         except (FileNotFoundError, PermissionError, NotADirectoryError) as err:
@@ -200,11 +199,11 @@ class EngineProcess:
     async def kill(self) -> None:
         """Stop the process at once (hung or crashed engines, and the end of the run on errors)."""
         if self.transport is not None:
-            if hasattr(os, "killpg"):   # POSIX; on Windows transport.kill() below is the way
+            killpg = getattr(os, "killpg", None)  # POSIX only: Windows has no process groups to kill
+            if killpg is not None:
                 with contextlib.suppress(ProcessLookupError, OSError):
-                    pid = self.transport.get_pid()
-                    # The engine runs in its own session: kill the group, so helpers die with it.
-                    os.killpg(pid, getattr(signal, "SIGKILL", signal.SIGTERM))
+                    # The engine runs in its own process group: kill the group, so helpers die with it.
+                    killpg(self.transport.get_pid(), getattr(signal, "SIGKILL", signal.SIGTERM))
             with contextlib.suppress(ProcessLookupError, OSError):
                 self.transport.kill()
             if self.protocol is not None:
@@ -242,3 +241,36 @@ async def probe(config: EngineConfig, timeout: float) -> ProbeResult:
         return ProbeResult(fault)
     finally:
         await engine.quit()
+
+
+class EnginePool:
+    """The engine processes of one game slot, kept alive between its games.
+
+    Startup is paid once per slot rather than once per game; processes that the
+    next game does not need are quit (they would idle and hold memory), and a
+    process that faulted (killed by the game) is started afresh by the game.
+    Both backends use it: the local runner has one per concurrent game, a Dask
+    worker one per worker thread.
+    """
+
+    def __init__(self, configs: dict[str, EngineConfig], wait_ms: int = 0) -> None:
+        self.configs = configs
+        self.engines: dict[str, EngineProcess] = {}
+        self.wait_ms = wait_ms  # -wait: a pause between this slot's games, for engines that need to settle
+        self.games = 0
+
+    async def for_game(self, white: str, black: str) -> dict[chess.Color, EngineProcess]:
+        """The two processes of the next game, after the ``-wait`` pause if this is not the slot's first."""
+        if self.games and self.wait_ms:
+            await asyncio.sleep(self.wait_ms / 1000.0)
+        self.games += 1
+        for name in [n for n in self.engines if n not in (white, black)]:
+            await self.engines.pop(name).quit()
+        for name in (white, black):
+            if name not in self.engines:
+                self.engines[name] = EngineProcess(self.configs[name])
+        return {chess.WHITE: self.engines[white], chess.BLACK: self.engines[black]}
+
+    async def close(self) -> None:
+        await asyncio.gather(*(e.quit() for e in self.engines.values()), return_exceptions=True)
+        self.engines.clear()

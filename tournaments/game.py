@@ -17,8 +17,9 @@ import chess
 import chess.engine
 import chess.pgn
 
-from tournaments.adjudication import Adjudicator, Verdict, rules_verdict, score_cp
+from tournaments.adjudication import Adjudicator, Verdict, open_tablebase, rules_verdict, score_cp, tablebase_verdict
 from tournaments.config import TournamentConfig
+from tournaments.dialogue import DialogueRecorder
 from tournaments.engines import EngineFault, EngineProcess, SetupError
 from tournaments.openings import Opening
 from tournaments.timecontrol import Clock, build_limit
@@ -59,6 +60,8 @@ class GameOutcome:
     plies: int
     white_faulted: bool = False
     black_faulted: bool = False
+    final_fen: str = ""  # for -epdout
+    log: str = ""  # the engine dialogue, with -log
 
 
 def forfeit(side: chess.Color, fault: EngineFault) -> Verdict:
@@ -71,11 +74,17 @@ def forfeit(side: chess.Color, fault: EngineFault) -> Verdict:
 
 
 def move_comment(score: chess.engine.PovScore | None, color: chess.Color, depth: int | None,
-                 elapsed: float) -> str:
-    """cutechess-style ``+0.35/12 0.251s`` from the mover's view."""
+                 elapsed: float, extras: dict[str, str] | None = None) -> str:
+    """cutechess-style ``+0.35/12 0.251s`` from the mover's view, then ``-pgnout``'s extra fields.
+
+    The extras follow as ``, key=value`` the way fastchess appends its optional
+    fields (``seldepth=``, ``nodes=``, ``nps=``, ``timeleft=``); a field the
+    engine did not report is left out.
+    """
+    tail = "".join(f", {key}={value}" for key, value in (extras or {}).items())
     text = f"{elapsed:.3f}s"
     if score is None:
-        return text
+        return text + tail
     pov = score.pov(color)
     if pov.is_mate():
         mate = pov.mate()
@@ -85,7 +94,13 @@ def move_comment(score: chess.engine.PovScore | None, color: chess.Color, depth:
         cp = pov.score()
         assert cp is not None
         value = f"{cp / 100:+.2f}"
-    return f"{value}/{depth if depth is not None else 0} {text}"
+    return f"{value}/{depth if depth is not None else 0} {text}{tail}"
+
+
+def _extras(fields: list[str], info: chess.engine.InfoDict, clock: Clock) -> dict[str, str]:
+    values = {"seldepth": info.get("seldepth"), "nodes": info.get("nodes"), "nps": info.get("nps"),
+              "timeleft": f"{clock.remaining:.3f}s" if clock.tc.has_clock else None}
+    return {key: str(values[key]) for key in fields if values.get(key) is not None}
 
 
 async def _ensure_started(engine: EngineProcess, timeout: float) -> EngineFault | None:
@@ -153,18 +168,32 @@ def _new_pgn(config: TournamentConfig, spec: GameSpec, opening: Opening) -> ches
     else:
         h["WhiteTimeControl"] = white_tc
         h["BlackTimeControl"] = black_tc
-    if opening.fen != chess.STARTING_FEN:
-        game.setup(chess.Board(opening.fen))
+    if opening.fen != chess.STARTING_FEN or opening.chess960:
+        game.setup(opening.start_board())  # also writes Variant "Chess960" for Chess960 games
     return game
 
 
 async def play_game(config: TournamentConfig, spec: GameSpec, opening: Opening,
-                    engines: dict[chess.Color, EngineProcess]) -> GameOutcome:
-    """Play ``spec`` to its end; engines that fault are killed so the caller restarts them."""
+                    engines: dict[chess.Color, EngineProcess], time_scale: float = 1.0) -> GameOutcome:
+    """Play ``spec`` to its end; engines that fault are killed so the caller restarts them.
+
+    ``time_scale`` multiplies the clocks (a slow Dask worker gets more time); the
+    PGN keeps the nominal time control.
+    """
+    if config.log is None:
+        return await _play(config, spec, opening, engines, time_scale)
+    with DialogueRecorder(engines) as recorder:
+        outcome = await _play(config, spec, opening, engines, time_scale)
+    outcome.log = recorder.text()
+    return outcome
+
+
+async def _play(config: TournamentConfig, spec: GameSpec, opening: Opening,
+                engines: dict[chess.Color, EngineProcess], time_scale: float) -> GameOutcome:
     game_id = object()  # a fresh identity tells python-chess this is a new game
     pgn = _new_pgn(config, spec, opening)
     node: chess.pgn.GameNode = pgn
-    board = chess.Board(opening.fen)
+    board = opening.start_board()
     for uci in opening.moves:
         move = board.parse_uci(uci)
         node = node.add_variation(move, comment="book")
@@ -182,8 +211,9 @@ async def play_game(config: TournamentConfig, spec: GameSpec, opening: Opening,
         faulted[side] = True
         verdict = forfeit(side, white_fault or black_fault)  # type: ignore[arg-type]
 
-    clocks = {c: Clock(engines[c].config.tc) for c in chess.COLORS}
+    clocks = {c: Clock(engines[c].config.tc.scaled(time_scale)) for c in chess.COLORS}
     adjudicator = Adjudicator(config.adjudication)
+    tablebase = open_tablebase(config.tb_path) if config.tb_path else None
     if verdict is None:
         verdict = rules_verdict(board)
     while verdict is None:
@@ -212,17 +242,38 @@ async def play_game(config: TournamentConfig, spec: GameSpec, opening: Opening,
             break
         clock.punch(elapsed)
         info = result.info
-        comment = move_comment(info.get("score"), side, info.get("depth"), elapsed)
+        comment = move_comment(info.get("score"), side, info.get("depth"), elapsed,
+                               _extras(config.pgn_extras, info, clock))
         node = node.add_variation(result.move, comment=comment)
         board.push(result.move)
         adjudicator.record(score_cp(info.get("score"), side))
-        verdict = rules_verdict(board) or adjudicator.verdict(board)
+        verdict = rules_verdict(board)
+        if verdict is None and tablebase is not None:
+            verdict = tablebase_verdict(board, tablebase, config.tb_pieces, config.tb_ignore50)
+        verdict = verdict or adjudicator.verdict(board)
 
     pgn.headers["Result"] = verdict.result
     pgn.headers["Termination"] = verdict.termination
-    pgn.headers["PlyCount"] = str(board.ply() - chess.Board(opening.fen).ply())
+    pgn.headers["PlyCount"] = str(board.ply() - opening.start_board().ply())
     node.comment = f"{node.comment}, {verdict.reason}" if node.comment else verdict.reason
     # "min" keeps the tags (Termination says why it ended) and drops the per-move comments.
     text = pgn.accept(chess.pgn.StringExporter(comments=not config.pgn_min))
     return GameOutcome(spec, verdict.result, verdict.termination, verdict.reason, text,
-                       adjudicator.plies, faulted[chess.WHITE], faulted[chess.BLACK])
+                       adjudicator.plies, faulted[chess.WHITE], faulted[chess.BLACK], _final_epd(board))
+
+
+def _final_epd(board: chess.Board) -> str:
+    """The final position as EPD with its move counters (``-epdout``)."""
+    return board.epd(hmvc=board.halfmove_clock, fmvn=board.fullmove_number)
+
+
+def unplayed_game(config: TournamentConfig, spec: GameSpec, opening: Opening, reason: str) -> GameOutcome:
+    """A game that could not be played at all (no engine at fault): ``*``, its book moves and the reason."""
+    pgn = _new_pgn(config, spec, opening)
+    node: chess.pgn.GameNode = pgn
+    for uci in opening.moves:
+        node = node.add_variation(chess.Move.from_uci(uci), comment="book")
+    pgn.headers["Termination"] = "abandoned"
+    node.comment = f"{node.comment}, {reason}" if node.comment else reason
+    text = pgn.accept(chess.pgn.StringExporter(comments=not config.pgn_min))
+    return GameOutcome(spec, "*", "abandoned", reason, text, 0, final_fen=_final_epd(opening.board()))

@@ -41,14 +41,19 @@ class Opening:
 
     fen: str
     moves: tuple[str, ...] = ()
+    chess960: bool = False
 
     @property
     def from_start(self) -> bool:
         """True if the game starts from the standard start position (book moves may follow)."""
-        return self.fen == chess.STARTING_FEN
+        return self.fen == chess.STARTING_FEN and not self.chess960
+
+    def start_board(self) -> chess.Board:
+        """The position before the book moves."""
+        return chess.Board(self.fen, chess960=self.chess960)
 
     def board(self) -> chess.Board:
-        board = chess.Board(self.fen)
+        board = self.start_board()
         for uci in self.moves:
             board.push_uci(uci)
         return board
@@ -86,12 +91,22 @@ def validate(opening: Opening) -> None:
     except ValueError as err:
         raise ConfigError(f"bad opening {opening.fen!r} {' '.join(opening.moves)}: {err}") from None
     if not board.is_valid():
+        if not opening.chess960 and _valid_chess960(opening):
+            raise ConfigError(f"opening {opening.fen!r} is a Chess960 position (its castling rights need "
+                              f"Chess960 rules): play the book with -variant fischerandom")
         raise ConfigError(f"invalid opening position: {opening.fen!r}")
+
+
+def _valid_chess960(opening: Opening) -> bool:
+    try:
+        return Opening(opening.fen, opening.moves, chess960=True).board().is_valid()
+    except ValueError:
+        return False
 
 
 def as_moves(opening: Opening) -> Opening:
     """The same opening played as moves from the start position, if a short path is found; else itself."""
-    if opening.from_start:
+    if opening.from_start or opening.chess960:
         return opening
     path = path_from_start(opening.fen)
     if path is None:
@@ -119,9 +134,17 @@ def builtin_openings() -> list[Opening]:
     return [Opening(chess.STARTING_FEN, tuple(line.split())) for line in BUILTIN_LINES]
 
 
-def load_openings(config: OpeningsConfig, seed: int) -> list[Opening]:
+def chess960_openings() -> list[Opening]:
+    """The 960 Chess960 start positions, in Scharnagl's numbering (518 is the standard one)."""
+    return [Opening(chess.Board.from_chess960_pos(i).fen(), (), chess960=True) for i in range(960)]
+
+
+def load_openings(config: OpeningsConfig, seed: int, variant: str = "standard") -> list[Opening]:
     """All openings of a run in the order they will be used (offset and shuffle applied)."""
-    if config.file is None:
+    chess960 = variant == "fischerandom"
+    if config.file is None and chess960:
+        openings = chess960_openings()
+    elif config.file is None:
         openings = builtin_openings()
         if config.plies is not None:
             openings = [Opening(o.fen, o.moves[:config.plies]) for o in openings]
@@ -140,6 +163,8 @@ def load_openings(config: OpeningsConfig, seed: int) -> list[Opening]:
             raise ConfigError(f"unknown openings format {fmt!r} (epd or pgn)")
     if not openings:
         raise ConfigError("no openings found")
+    if chess960:
+        openings = [Opening(o.fen, o.moves, chess960=True) for o in openings]
     if config.order == "random":
         random.Random(seed).shuffle(openings)
     start = (max(1, config.start) - 1) % len(openings)

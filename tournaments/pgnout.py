@@ -1,4 +1,4 @@
-"""Appending finished games to the PGN file so that a killed run loses none of them."""
+"""Appending finished games to the PGN file (and the EPD and log files) so that a killed run loses none of them."""
 
 from __future__ import annotations
 
@@ -8,8 +8,9 @@ import os
 class PgnWriter:
     """Appends games, each flushed and fsynced before the run records it as finished."""
 
-    def __init__(self, path: str | None, truncate_to: int | None = None) -> None:
+    def __init__(self, path: str | None, truncate_to: int | None = None, separator: str = "\n\n") -> None:
         self.path = path
+        self.separator = separator
         self.offset = 0
         if path is None:
             return
@@ -20,11 +21,11 @@ class PgnWriter:
                 f.truncate(truncate_to)
             self.offset = f.seek(0, os.SEEK_END)
 
-    def append(self, text: str) -> int:
+    def append(self, text: str, separator: str | None = None) -> int:
         """Write one game; return the file's length afterwards (the state file keeps it)."""
         if self.path is None:
             return 0
-        data = (text.rstrip("\n") + "\n\n").encode("utf-8")
+        data = (text.rstrip("\n") + (self.separator if separator is None else separator)).encode("utf-8")
         with open(self.path, "ab") as f:
             f.write(data)
             f.flush()

@@ -8,8 +8,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
+from tournaments.config import SprtConfig
+from tournaments.sprt import sprt_status
 from tournaments.state import FinishedGame
-from tournaments.stats import Tally, points
+from tournaments.stats import Tally, points, tally_results
 
 
 class PlotUnavailable(RuntimeError):
@@ -32,8 +34,25 @@ def elo_history(finished: Sequence[FinishedGame], engine: str) -> list[tuple[int
     return history
 
 
-def write_plot(path: str, finished: Sequence[FinishedGame], engine: str, opponent: str) -> None:
-    """Draw the history to ``path``; raise ``PlotUnavailable`` without matplotlib."""
+def llr_history(finished: Sequence[FinishedGame], engine: str, sprt: SprtConfig,
+                points_wanted: int = 300) -> list[tuple[int, float]]:
+    """(games, LLR) of the SPRT on ``engine``'s pairs, at up to ``points_wanted`` points along the run."""
+    games = [(g.pair, g.white, g.black, g.result) for g in finished]
+    n = len(games)
+    if n == 0:
+        return []
+    step = max(1, n // points_wanted)
+    marks = sorted(set(range(step, n + 1, step)) | {n})
+    history = []
+    for k in marks:
+        penta = tally_results(games[:k], engine).pentanomial
+        history.append((k, sprt_status(sprt.elo0, sprt.elo1, sprt.alpha, sprt.beta, penta, sprt.model).llr))
+    return history
+
+
+def write_plot(path: str, finished: Sequence[FinishedGame], engine: str, opponent: str,
+               sprt: SprtConfig | None = None) -> None:
+    """Draw the history to ``path`` (and the SPRT's LLR below it); raise ``PlotUnavailable`` without matplotlib."""
     try:
         import matplotlib
         matplotlib.use("Agg")  # no display needed
@@ -44,13 +63,27 @@ def write_plot(path: str, finished: Sequence[FinishedGame], engine: str, opponen
     history = elo_history(finished, engine)
     # Early estimates are often infinite (all wins); a plot can only show finite ones.
     finite = [(n, e, lo, hi) for n, e, lo, hi in history if all(map(math.isfinite, (e, lo, hi)))]
-    fig, ax = plt.subplots(figsize=(8, 4.5))
+    if sprt is None:
+        fig, ax = plt.subplots(figsize=(8, 4.5))
+    else:
+        fig, (ax, llr_ax) = plt.subplots(2, 1, figsize=(8, 7), sharex=True, height_ratios=(3, 2))
+        llr = llr_history(finished, engine, sprt)
+        lower, upper = math.log(sprt.beta / (1 - sprt.alpha)), math.log((1 - sprt.beta) / sprt.alpha)
+        if llr:
+            games, values = zip(*llr, strict=True)
+            llr_ax.plot(games, values, color="tab:green", label="LLR")
+        llr_ax.axhline(upper, color="tab:red", linestyle="--", linewidth=0.8, label=f"H1 at {upper:.2f}")
+        llr_ax.axhline(lower, color="tab:purple", linestyle="--", linewidth=0.8, label=f"H0 at {lower:.2f}")
+        llr_ax.set_ylabel(f"SPRT LLR [{sprt.elo0:g}, {sprt.elo1:g}]")
+        llr_ax.set_xlabel("games played")
+        llr_ax.legend(loc="upper left")
     if finite:
         n, elo, low, high = zip(*finite, strict=True)
         ax.plot(n, elo, color="tab:blue", label="Elo estimate")
         ax.fill_between(n, low, high, color="tab:blue", alpha=0.2, label="95% interval")
     ax.axhline(0.0, color="grey", linewidth=0.8)
-    ax.set_xlabel("games played")
+    if sprt is None:
+        ax.set_xlabel("games played")
     ax.set_ylabel("Elo difference")
     ax.set_title(f"{engine} vs {opponent}")
     ax.legend(loc="upper right")

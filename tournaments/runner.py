@@ -12,12 +12,11 @@ import asyncio
 import itertools
 import random
 import sys
+from collections.abc import Callable
 from typing import TextIO
 
-import chess
-
 from tournaments.config import ConfigError, TournamentConfig
-from tournaments.engines import EngineProcess, ProbeResult, SetupError, probe
+from tournaments.engines import EnginePool, ProbeResult, SetupError, probe
 from tournaments.game import GameOutcome, GameSpec, play_game
 from tournaments.openings import Opening, as_moves, load_openings, validate
 from tournaments.pgnout import PgnWriter
@@ -33,16 +32,28 @@ def schedule(config: TournamentConfig, n_openings: int) -> list[GameSpec]:
         encounters = [(names[0], other) for other in names[1:]]
     else:
         encounters = list(itertools.combinations(names, 2))
+    if config.reverse:
+        encounters = [(b, a) for a, b in encounters]
+    policy = config.openings.policy
     specs: list[GameSpec] = []
     pair = -1
-    opening = -1
+    # cutechess-cli's shift policies: "default" shifts the book on every new pair of games, "encounter" on
+    # every new pairing of players (all games of A-B in a round share one opening), "round" on every round.
+    shifts = -1
     for round_number in range(1, config.rounds + 1):
+        if policy == "round":
+            shifts += 1
         for a, b in encounters:
+            if policy == "encounter":
+                shifts += 1
             for g in range(config.games):
                 if g % 2 == 0:
                     pair += 1
-                    opening = (opening + 1) % n_openings
-                white, black = (a, b) if g % 2 == 0 else (b, a)
+                    if policy == "default":
+                        shifts += 1
+                opening = shifts % n_openings
+                # -noswap: the first engine always has White; pairs still share their opening.
+                white, black = (a, b) if g % 2 == 0 or config.noswap else (b, a)
                 specs.append(GameSpec(len(specs), round_number, pair, white, black, opening))
     return specs
 
@@ -102,10 +113,13 @@ class Runner:
                  stream: TextIO = sys.stderr) -> None:
         self.config = config
         self.state = state
-        self.pgn = PgnWriter(None)  # the caller opens the real file once the engines have passed their checks
+        # The caller opens the real files once the engines have passed their checks.
+        self.pgn = PgnWriter(None)
+        self.epd = PgnWriter(None)
+        self.log = PgnWriter(None)
         self.state_path = state_path
         self.stream = stream
-        self.openings: list[Opening] = load_openings(config.openings, state.seed)
+        self.openings: list[Opening] = load_openings(config.openings, state.seed, config.variant)
         self.specs = schedule(config, len(self.openings))
         for index in sorted({spec.opening for spec in self.specs}):
             validate(self.openings[index])
@@ -115,8 +129,18 @@ class Runner:
         self.queue: asyncio.Queue[GameSpec] = asyncio.Queue()
         self.stop = bool(state.stopped)
         self.engine_configs = {e.name: e for e in config.engines}
+        self.in_play = 0  # games being played now (local backend), for the live display
+
+    def run_with(self, play: Callable[[Runner], None]) -> RunState:
+        """Play through another backend (``play`` records games with ``record``), then close the display."""
+        self.progress.restart()
+        if not self.stop:
+            play(self)
+        self.progress.close()
+        return self.state
 
     async def run(self) -> RunState:
+        self.progress.restart()
         done = self.state.finished_indices()
         for spec in self.specs:
             if spec.index not in done:
@@ -134,29 +158,33 @@ class Runner:
         return self.state
 
     async def _worker(self) -> None:
-        engines: dict[str, EngineProcess] = {}
+        pool = EnginePool(self.engine_configs, self.config.wait_ms)
         try:
             while not self.stop:
                 try:
                     spec = self.queue.get_nowait()
                 except asyncio.QueueEmpty:
                     return
-                # Keep only the two processes this game needs; others would idle and hold memory.
-                for name in [n for n in engines if n not in (spec.white, spec.black)]:
-                    await engines.pop(name).quit()
-                for name in (spec.white, spec.black):
-                    if name not in engines:
-                        engines[name] = EngineProcess(self.engine_configs[name])
-                outcome = await play_game(self.config, spec, self.openings[spec.opening],
-                                          {chess.WHITE: engines[spec.white], chess.BLACK: engines[spec.black]})
-                self._record(outcome)
+                engines = await pool.for_game(spec.white, spec.black)
+                self.in_play += 1
+                self.progress.set_running(self.in_play, self.state.games)
+                try:
+                    outcome = await play_game(self.config, spec, self.openings[spec.opening], engines)
+                finally:
+                    self.in_play -= 1
+                self.record(outcome)
         finally:
-            await asyncio.gather(*(e.quit() for e in engines.values()), return_exceptions=True)
+            await pool.close()
 
-    def _record(self, outcome: GameOutcome) -> None:
+    def record(self, outcome: GameOutcome) -> None:
         """Make a finished game durable: PGN first, then the state that points past it."""
         spec = outcome.spec
         self.state.pgn_offset = self.pgn.append(outcome.pgn)
+        if self.epd.path is not None:
+            self.state.epd_offset = self.epd.append(outcome.final_fen, separator="\n")
+        if self.log.path is not None:
+            header = f"# game {spec.index + 1} (round {spec.round}): {spec.white} - {spec.black}, {outcome.result}"
+            self.state.log_offset = self.log.append(f"{header}\n{outcome.log}")
         game = FinishedGame(spec.index, spec.pair, spec.round, spec.white, spec.black, spec.opening,
                             outcome.result, outcome.termination, outcome.reason, outcome.plies)
         self.state.games.append(game)
@@ -172,6 +200,18 @@ class Runner:
                               f"(-recover is off): {outcome.reason}\n")
             self.stream.flush()
             self.stop = True
+
+
+def check_variant(config: TournamentConfig, probes: dict[str, ProbeResult]) -> None:
+    """Raise ``ConfigError`` if a UCI engine of a Chess960 run does not declare ``UCI_Chess960``."""
+    if config.variant != "fischerandom":
+        return
+    for engine in config.engines:
+        probe_result = probes.get(engine.name)
+        if engine.protocol == "uci" and probe_result is not None and probe_result.options \
+                and "UCI_Chess960" not in probe_result.options:
+            raise ConfigError(f"engine {engine.name!r} does not declare UCI_Chess960: it cannot play "
+                              f"-variant fischerandom")
 
 
 def new_seed() -> int:

@@ -41,6 +41,9 @@ class RunState:
     pgn_offset: int = 0
     games: list[FinishedGame] = field(default_factory=list)
     stopped: str = ""  # why the run ended early (SPRT decision), "" while it goes on
+    # Lengths of the -epdout and -log files after the last recorded game (None: not written yet).
+    epd_offset: int | None = None
+    log_offset: int | None = None
 
     def finished_indices(self) -> set[int]:
         return {g.index for g in self.games}
@@ -51,6 +54,7 @@ def save_state(path: str | None, state: RunState) -> None:
         return
     data = {"version": STATE_VERSION, "config": state.config, "seed": state.seed,
             "pgn_offset": state.pgn_offset, "stopped": state.stopped,
+            "epd_offset": state.epd_offset, "log_offset": state.log_offset,
             "games": [asdict(g) for g in state.games]}
     tmp = f"{path}.tmp"
     with open(tmp, "w", encoding="utf-8") as f:
@@ -75,7 +79,8 @@ def load_state(path: str) -> RunState:
     if data.get("version") != STATE_VERSION:
         raise ConfigError(f"{path}: unknown state version {data.get('version')!r}")
     return RunState(config=data["config"], seed=data["seed"], pgn_offset=data["pgn_offset"],
-                    games=[FinishedGame(**g) for g in data["games"]], stopped=data.get("stopped", ""))
+                    games=[FinishedGame(**g) for g in data["games"]], stopped=data.get("stopped", ""),
+                    epd_offset=data.get("epd_offset"), log_offset=data.get("log_offset"))
 
 
 def config_of(state: RunState) -> TournamentConfig:

@@ -99,6 +99,16 @@ class Tally:
         half = Z95 * math.sqrt(var / pairs)
         return elo_from_score(mean), elo_from_score(mean - half), elo_from_score(mean + half)
 
+    def normalized_elo_error(self) -> float:
+        """Half the 95% interval of ``normalized_elo``; inf when undefined."""
+        pairs = sum(self.pentanomial)
+        if pairs == 0:
+            return math.inf
+        _, var = mean_var([(i / 4.0, c / pairs) for i, c in enumerate(self.pentanomial)])
+        if var <= 0:
+            return math.inf
+        return Z95 * math.sqrt(var / pairs) / math.sqrt(2.0 * var) * NELO_PER_T
+
     def normalized_elo(self) -> float | None:
         """nElo from pairs: (mean - 1/2) / per-game sigma * 800/ln 10; None when undefined."""
         pairs = sum(self.pentanomial)

@@ -8,6 +8,7 @@ search itself. The runner, never the engine, decides when a side has flagged.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -92,6 +93,14 @@ class TimeControl:
         if self.depth is not None:
             parts.append(f"depth={self.depth}")
         return " ".join(parts) or "-"
+
+    def scaled(self, factor: float) -> TimeControl:
+        """The same control with its times multiplied by ``factor`` (the margin stays: it absorbs latency)."""
+        if factor == 1.0:
+            return self
+        return dataclasses.replace(
+            self, base=None if self.base is None else self.base * factor, increment=self.increment * factor,
+            movetime=None if self.movetime is None else self.movetime * factor)
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items()}
