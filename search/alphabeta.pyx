@@ -17,7 +17,9 @@ from search.tt cimport (
     TTEntry, tt_probe, tt_store, score_to_tt, score_from_tt,
     BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT,
 )
-from search.ordering cimport score_moves, score_captures, pick_next, is_capture, update_quiet_stats
+from search.ordering cimport (
+    score_moves, score_captures, pick_next, is_capture, update_quiet_stats, record_move, continuation_score,
+)
 from search.board.see cimport see, SEE_VALUE
 from search.board.rules cimport is_draw_by_rule
 from search.state cimport SearchState, RootMove
@@ -139,7 +141,7 @@ cdef int quiescence(SearchState* s, int alpha, int beta, int ply) noexcept nogil
                 continue    # delta pruning: even winning the piece leaves us below alpha
             if see(b, m) < 0:
                 continue
-        s.move_stack[ply] = m
+        record_move(s, ply, m)
         do_move(b, m)
         score = -quiescence(s, -beta, -alpha, ply + 1)
         undo_move(b)
@@ -174,6 +176,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
     cdef bint tt_hit, quiet, gives_check, improving
     cdef int static_eval, score, best = -VALUE_INFINITE, i, new_depth, reduction, moves_searched = 0
     cdef int tt_score = VALUE_NONE, tt_bound = BOUND_NONE, r, original_alpha = alpha, extension, reduced_depth
+    cdef int continuation      # continuation history of the quiet move being tried
     cdef Move m, best_move = MOVE_NONE, tt_move = MOVE_NONE
     cdef const SearchParams* p = &s.params
 
@@ -243,7 +246,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
             r = p.nmp_base_reduction + depth // p.nmp_depth_divisor
             if static_eval - beta >= p.nmp_eval_margin:
                 r += 1
-            s.move_stack[ply] = MOVE_NULL
+            record_move(s, ply, MOVE_NULL)
             do_null_move(b)
             score = -negamax(s, depth - 1 - r, -beta, -beta + 1, ply + 1, not cut_node)
             undo_null_move(b)
@@ -276,7 +279,8 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
                 and best > -MATE_IN_MAX_PLY and moves_searched > 0 and see(b, m) < -p.see_margin * depth):
             continue    # a capture that loses too much at low depth
 
-        s.move_stack[ply] = m
+        continuation = continuation_score(s, m, ply) if quiet else 0
+        record_move(s, ply, m)
         do_move(b, m)
         gives_check = b.checkers != 0
 
@@ -330,6 +334,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
                 if m == s.killers[ply][0] or m == s.killers[ply][1]:
                     reduction -= 1
                 reduction -= s.history[1 - b.side_to_move][move_from(m)][move_to(m)] // p.lmr_history_divisor
+                reduction -= continuation // p.lmr_continuation_divisor
                 if reduction < 0:
                     reduction = 0
                 if reduction > new_depth - 1:
@@ -391,7 +396,7 @@ cdef int search_root(SearchState* s, int depth, int alpha, int beta) noexcept no
     for i in range(s.pv_index, s.root_count):
         rm = &s.root_moves[i]
         elapsed = elapsed_ms(s.signals)
-        s.move_stack[0] = rm.move
+        record_move(s, 0, rm.move)
         if elapsed > 3000 and elapsed - s.last_currmove_report_ms > 1000:
             s.last_currmove_report_ms = elapsed
             s.currmove_number = i - s.pv_index + 1

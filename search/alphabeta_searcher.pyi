@@ -11,4 +11,5 @@ class AlphaBetaSearcher(Searcher):
     def configure(self, tt_cutoffs: bool = True, null_move: bool = True, late_move_reductions: bool = True,
                   internal_reduction: bool = True, reverse_futility: bool = True, futility: bool = True,
                   late_move_pruning: bool = True, see_pruning: bool = True, check_extension: bool = True,
-                  quiescence: bool = True, aspiration: bool = True) -> None: ...
+                  quiescence: bool = True, aspiration: bool = True,
+                  continuation_history: bool = True) -> None: ...

@@ -44,10 +44,11 @@ cdef SearchState* new_state() except NULL:
 
 
 cdef void clear_learning(SearchState* s) noexcept nogil:
-    """Forget what a thread learnt across searches (history, killers, counter moves)."""
+    """Forget what a thread learnt across searches (histories, killers, counter moves)."""
     memset(s.history, 0, sizeof(s.history))
     memset(s.killers, 0, sizeof(s.killers))
     memset(s.counter_moves, 0, sizeof(s.counter_moves))
+    memset(s.cont_history, 0, sizeof(s.cont_history))
 from search.searcher import uci_score
 
 
@@ -135,7 +136,8 @@ cdef class AlphaBetaSearcher(Searcher):
     def configure(self, tt_cutoffs: bool = True, null_move: bool = True, late_move_reductions: bool = True,
                   internal_reduction: bool = True, reverse_futility: bool = True, futility: bool = True,
                   late_move_pruning: bool = True, see_pruning: bool = True, check_extension: bool = True,
-                  quiescence: bool = True, aspiration: bool = True) -> None:
+                  quiescence: bool = True, aspiration: bool = True,
+                  continuation_history: bool = True) -> None:
         """Switch search techniques on or off (all on by default)."""
         self.state.config.tt_cutoffs = tt_cutoffs
         self.state.config.null_move = null_move
@@ -148,6 +150,7 @@ cdef class AlphaBetaSearcher(Searcher):
         self.state.config.check_extension = check_extension
         self.state.config.quiescence = quiescence
         self.state.config.aspiration = aspiration
+        self.state.config.continuation_history = continuation_history
 
     def hashfull(self) -> int:
         return tt_hashfull(&self.tt)

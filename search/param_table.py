@@ -51,6 +51,8 @@ SEARCH_PARAMS: dict[str, SearchParam] = {
     "lmr_base": SearchParam(0.75, 0.0, 2.0, "constant term of the reduction table", integer=False),
     "lmr_divisor": SearchParam(2.25, 1.0, 4.0, "divisor of ln(depth) ln(moves)", integer=False),
     "lmr_history_divisor": SearchParam(6000, 1000, 20000, "history / this is taken off the reduction"),
+    "lmr_continuation_divisor": SearchParam(
+        3000, 500, 20000, "continuation history (both plies) / this is taken off the reduction"),
     # Aspiration windows.
     "aspiration_min_depth": SearchParam(5, 2, 10, "first iteration searched with a window"),
     "aspiration_delta": SearchParam(18, 5, 60, "half-width of the first window in centipawns"),

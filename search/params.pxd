@@ -19,6 +19,7 @@ cdef struct SearchParams:
     int futility_history_divisor
     int lmr_min_depth
     int lmr_history_divisor
+    int lmr_continuation_divisor
     int aspiration_min_depth
     int aspiration_delta
     int delta_margin

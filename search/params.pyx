@@ -24,6 +24,7 @@ cdef int load_search_params(SearchParams* params, dict values) except -1:
     params.futility_history_divisor = values["futility_history_divisor"]
     params.lmr_min_depth = values["lmr_min_depth"]
     params.lmr_history_divisor = values["lmr_history_divisor"]
+    params.lmr_continuation_divisor = values["lmr_continuation_divisor"]
     params.aspiration_min_depth = values["aspiration_min_depth"]
     params.aspiration_delta = values["aspiration_delta"]
     params.delta_margin = values["delta_margin"]

@@ -23,6 +23,15 @@ cdef struct SearchConfig:
     bint check_extension        # one ply more for checks that do not lose material (SEE >= 0)
     bint quiescence
     bint aspiration
+    bint continuation_history   # quiet moves ordered and reduced by what followed the last two moves
+
+
+# Continuation history is indexed by "piece-to" pairs: the piece that moved (0..11) times 64
+# plus its destination.  Row CONT_NONE stands for "no move there" (the root's past, a null
+# move); it is read as zeros and never written.
+cdef enum:
+    PIECE_TO_COUNT = 12 * 64
+    CONT_NONE = PIECE_TO_COUNT
 
 
 cdef struct RootMove:
@@ -57,10 +66,14 @@ cdef struct SearchState:
     int history[2][64][64]
     Move killers[MAX_PLY + 2][2]
     Move counter_moves[12][64]
+    # cont_history[piece-to of a move played 1 or 2 plies earlier][piece-to of a quiet move]:
+    # how often that reply was good after that move.  About 2.4 MB per thread.
+    int cont_history[PIECE_TO_COUNT + 1][PIECE_TO_COUNT]
     Move pv_table[MAX_PLY + 1][MAX_PLY + 1]
     int pv_length[MAX_PLY + 1]
     int static_eval[MAX_PLY + 2]
     Move move_stack[MAX_PLY + 2]
+    int piece_to_stack[MAX_PLY + 2]   # piece-to of move_stack[ply], CONT_NONE for a null move
 
     RootMove root_moves[MAX_MOVES]
     int root_count
