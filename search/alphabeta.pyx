@@ -26,6 +26,7 @@ from search.state cimport SearchState, RootMove
 from search.params cimport SearchParams, base_reduction
 from search.control cimport REPORT_ITERATION, REPORT_CURRMOVE, report_progress
 from search.timeman cimport elapsed_ms, hard_limit_reached, may_stop_early, iteration_budget_spent
+from search.tbprobe cimport should_probe, probe_wdl, TB_NO_RESULT, VALUE_TB_WIN
 from eval.evaluate cimport evaluate
 
 cdef extern from "clock.h" nogil:
@@ -177,6 +178,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
     cdef int static_eval, score, best = -VALUE_INFINITE, i, new_depth, reduction, moves_searched = 0
     cdef int tt_score = VALUE_NONE, tt_bound = BOUND_NONE, r, original_alpha = alpha, extension, reduced_depth
     cdef int continuation      # continuation history of the quiet move being tried
+    cdef int wdl, tb_value, tb_bound, max_value = VALUE_INFINITE
     cdef Move m, best_move = MOVE_NONE, tt_move = MOVE_NONE
     cdef const SearchParams* p = &s.params
 
@@ -217,6 +219,32 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
                      or (tt_bound == BOUND_LOWER and tt_score >= beta)
                      or (tt_bound == BOUND_UPPER and tt_score <= alpha))):
             return tt_score
+
+    # The tablebases know this position exactly (after a capture or pawn move with few men
+    # left): a result that settles the window ends the search here, and the table keeps it.
+    if ply > 0 and should_probe(&s.tb, b, depth):
+        wdl = probe_wdl(&s.tb, b)
+        if wdl != TB_NO_RESULT:
+            if wdl > 0:
+                tb_value, tb_bound = VALUE_TB_WIN - ply, BOUND_LOWER
+            elif wdl < 0:
+                tb_value, tb_bound = -VALUE_TB_WIN + ply, BOUND_UPPER
+            else:
+                tb_value, tb_bound = VALUE_DRAW, BOUND_EXACT
+            if (tb_bound == BOUND_EXACT or (tb_bound == BOUND_LOWER and tb_value >= beta)
+                    or (tb_bound == BOUND_UPPER and tb_value <= alpha)):
+                tt_store(s.tt, b.key, depth + 6 if depth + 6 < MAX_PLY else MAX_PLY - 1,
+                         score_to_tt(tb_value, ply), tb_bound, MOVE_NONE, 0 if in_check else evaluate(b))
+                return tb_value
+            # In a PV node the search goes on (it needs a line to show), within what the tables
+            # allow: no worse than a win, no better than a loss.
+            if pv_node:
+                if tb_bound == BOUND_LOWER:
+                    best = tb_value
+                    if tb_value > alpha:
+                        alpha = tb_value
+                else:
+                    max_value = tb_value
 
     if in_check:
         static_eval = VALUE_NONE
@@ -366,6 +394,8 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
     if moves_searched == 0:
         # Every move was pruned (only possible with futility on): fail low safely.
         return alpha
+    if best > max_value:
+        best = max_value        # the tables say this position is lost, whatever the search saw
     tt_store(s.tt, b.key, depth, score_to_tt(best, ply),
              BOUND_LOWER if best >= beta else (BOUND_EXACT if best > original_alpha else BOUND_UPPER),
              best_move, s.static_eval[ply] if not in_check else 0)

@@ -1,5 +1,7 @@
 """Type stub of the compiled module search.alphabeta_searcher (see alphabeta_searcher.pyx)."""
 
+from collections.abc import Callable
+
 from search.searcher import Searcher
 
 class AlphaBetaSearcher(Searcher):
@@ -13,3 +15,5 @@ class AlphaBetaSearcher(Searcher):
                   late_move_pruning: bool = True, see_pruning: bool = True, check_extension: bool = True,
                   quiescence: bool = True, aspiration: bool = True,
                   continuation_history: bool = True) -> None: ...
+    def set_tablebase_probe(self, prober: Callable[[str], int | None] | None, probe_depth: int = 1,
+                            max_pieces: int = 0) -> None: ...

@@ -9,6 +9,7 @@ slots are safe to read while another thread writes (tt.pxd).  Every thread runs
 without the GIL; the main thread reports and decides the move.
 """
 
+import dataclasses
 import threading
 
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
@@ -61,6 +62,7 @@ cdef class AlphaBetaSearcher(Searcher):
     cdef SearchSignals helper_signals    # the helpers stop when the main thread is done
     cdef list helper_threads
     cdef TranspositionTable tt
+    cdef object tablebase_prober         # kept alive while the C state points at it
 
     def __cinit__(self, *args, **kwargs):
         self.state = new_state()
@@ -155,6 +157,14 @@ cdef class AlphaBetaSearcher(Searcher):
     def hashfull(self) -> int:
         return tt_hashfull(&self.tt)
 
+    def set_tablebase_probe(self, prober: object, probe_depth: int = 1, max_pieces: int = 0) -> None:
+        """Probe WDL tables inside the tree (search/tbprobe.pxd): positions right after a capture or
+        pawn move with at most `max_pieces` men, at a remaining depth of `probe_depth` or more."""
+        self.tablebase_prober = prober if (prober is not None and max_pieces > 0) else None
+        self.state.tb.prober = <void*>self.tablebase_prober if self.tablebase_prober is not None else NULL
+        self.state.tb.probe_depth = max(1, int(probe_depth))
+        self.state.tb.max_pieces = max(0, int(max_pieces))
+
     # ------------------------------------------------------------ one search
 
     cdef int _prepare(self, Board* root, list allowed, TimeBudget budget, object limits) except -1:
@@ -185,6 +195,7 @@ cdef class AlphaBetaSearcher(Searcher):
         s.tt = &self.tt
         s.reporter = <void*>self
         s.last_currmove_report_ms = 0
+        s.tb.hits = 0
         tt_new_search(&self.tt)
         self._start_helpers()
         return 0
@@ -215,6 +226,8 @@ cdef class AlphaBetaSearcher(Searcher):
             h.thread_index = i + 1
             h.config = s.config
             h.params = s.params
+            h.tb = s.tb
+            h.tb.hits = 0
             thread = threading.Thread(target=self._helper_main, args=(i,), name=f"kestrel-helper-{i + 1}",
                                       daemon=True)
             thread.start()
@@ -238,6 +251,13 @@ cdef class AlphaBetaSearcher(Searcher):
         cdef int i
         for i in range(self.helper_count):
             total += self.helpers[i].nodes
+        return total
+
+    cdef unsigned long long _total_tbhits(self):
+        cdef unsigned long long total = self.state.tb.hits
+        cdef int i
+        for i in range(self.helper_count):
+            total += self.helpers[i].tb.hits
         return total
 
     cdef object _finish(self):
@@ -274,5 +294,7 @@ cdef class AlphaBetaSearcher(Searcher):
             if rm.score == -VALUE_INFINITE:
                 continue
             bound = "lowerbound" if rm.bound == BOUND_LOWER else ("upperbound" if rm.bound == BOUND_UPPER else None)
-            self._emit(self._pv_line(depth, rm.seldepth, i + 1, rm.score, bound, self._total_nodes(),
-                                     self._pv_of(s, i)))
+            info = self._pv_line(depth, rm.seldepth, i + 1, rm.score, bound, self._total_nodes(), self._pv_of(s, i))
+            if self.tablebase_prober is not None:
+                info = dataclasses.replace(info, tbhits=self._total_tbhits())
+            self._emit(info)

@@ -76,6 +76,10 @@ cdef class Searcher:
         """Table use in per mille."""
         return 0
 
+    def set_tablebase_probe(self, prober: object, probe_depth: int = 1, max_pieces: int = 0) -> None:
+        """Probe Syzygy tables inside the tree through `prober` (fen -> WDL or None; None: no
+        probes).  A searcher that does not probe inside its tree ignores this."""
+
     # ------------------------------------------------------------ control from another thread
 
     def arm(self) -> None:

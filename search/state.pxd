@@ -7,6 +7,7 @@ from search.tt cimport TranspositionTable
 from search.control cimport SearchSignals
 from search.timeman cimport TimeBudget
 from search.params cimport SearchParams
+from search.tbprobe cimport TablebaseProbing
 
 
 cdef struct SearchConfig:
@@ -49,6 +50,7 @@ cdef struct SearchState:
     TranspositionTable* tt
     SearchConfig config
     SearchParams params      # margins, depth limits and reductions (search/param_table.py)
+    TablebaseProbing tb      # Syzygy probes inside the tree (off when tb.prober is NULL)
 
     SearchSignals* signals   # stop, ponderhit, infinite and the clock's start, from the UCI thread
     bint stopped             # internal: the search has to unwind now

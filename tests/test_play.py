@@ -168,6 +168,56 @@ def test_tablebase_endgames_are_won_or_held_exactly(fen: str, kestrel_white: boo
         stockfish.quit()
 
 
+# Five men, so the root is beyond the tables; Qxb5+ leaves K+Q+P v K, a win the tables know.
+WIN_BY_A_CAPTURE = "4k3/8/8/1r6/Q7/8/5P2/4K3 w - - 0 1"
+
+
+def last_score_and_tbhits(lines: list[str]) -> tuple[int, int]:
+    scored = [line.split() for line in lines if " score cp " in line and " pv " in line]
+    words = scored[-1]
+    tbhits = int(words[words.index("tbhits") + 1]) if "tbhits" in words else 0
+    return int(words[words.index("cp") + 1]), tbhits
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_the_search_probes_the_tables_inside_the_tree(engine: UciProcess, threads: int) -> None:
+    engine.send(f"setoption name Threads value {threads}", f"position fen {WIN_BY_A_CAPTURE}", "go depth 6")
+    lines = engine.read_until(lambda text: text.startswith("bestmove"))
+    without_tables, hits = last_score_and_tbhits(lines)
+    assert without_tables < 5000 and hits == 0          # an ordinary evaluation: a queen up
+    answer(engine, f"setoption name SyzygyPath value {SYZYGY}", "ucinewgame")
+    engine.send(f"position fen {WIN_BY_A_CAPTURE}", "go depth 6")
+    lines = engine.read_until(lambda text: text.startswith("bestmove"))
+    with_tables, hits = last_score_and_tbhits(lines)
+    assert with_tables >= 19_000 and hits > 0            # a tablebase win, found inside the tree
+    assert lines[-1].split()[1] == "a4b5"
+    # With SyzygyProbeLimit 3 the four-man win is not probed (three-man positions still are).
+    answer(engine, "setoption name SyzygyProbeLimit value 3", "ucinewgame")
+    engine.send(f"position fen {WIN_BY_A_CAPTURE}", "go depth 6")
+    limited, _ = last_score_and_tbhits(engine.read_until(lambda text: text.startswith("bestmove")))
+    assert limited < 5000
+
+
+def test_a_failing_prober_never_stops_the_search() -> None:
+    from search.alphabeta_searcher import AlphaBetaSearcher
+    from search.board.position import Position
+    from search.limits import SearchLimits
+
+    calls: list[str] = []
+
+    def broken(fen: str) -> int | None:
+        calls.append(fen)
+        raise OSError("damaged table")
+
+    searcher = AlphaBetaSearcher(hash_mb=8)
+    searcher.set_tablebase_probe(broken, 1, 4)
+    infos: list[object] = []
+    result = searcher.search(Position(WIN_BY_A_CAPTURE), SearchLimits(depth=6), infos.append)
+    assert calls                                          # probes were tried, and failed
+    assert result.best_move == "a4b5" and result.value < 5000
+    assert [i.tbhits for i in infos if isinstance(i, SearchInfo)][-1] == 0
+
+
 def test_bad_syzygy_paths_are_reported_and_harmless(engine: UciProcess, tmp_path: Path) -> None:
     not_a_folder = tmp_path / "file.txt"
     not_a_folder.write_text("no tables here")

@@ -207,6 +207,11 @@ class UciEngine:
                 self.out.info_string(f"{option.name} {option.value} failed ({type(exc).__name__}: {exc}); "
                                      f"keeping {previous}")
                 option.value = previous
+        # Probes inside the tree (the root is probed before the search, in _consult_tablebases).
+        searcher.set_tablebase_probe(
+            self._tablebases.wdl_prober(bool(self.options.value("Syzygy50MoveRule"))),
+            self.options.integer("SyzygyProbeDepth"),
+            min(self.options.integer("SyzygyProbeLimit"), self._tablebases.max_pieces))
         if self._clear_pending:
             for each in self._searchers.values():
                 each.clear()

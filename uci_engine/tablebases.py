@@ -4,13 +4,14 @@ A position in the tables is played by the tables: among the winning moves the on
 reaches a zeroing move soonest (lowest DTZ), so the win is never spoiled by the 50-move
 rule; among drawing moves, or when every move loses, the search chooses, restricted to
 the moves that keep the best result (the longest resistance when lost).  Probes happen
-once per `go`, at the root only: Kestrel has no C prober inside its search (python-chess's
-prober is far too slow for that), so `SyzygyProbeDepth` is accepted and has no effect.
+once per `go` at the root.  Inside the search the same tables answer WDL probes through
+`wdl_prober`, called back from the C search with the GIL (search/tbprobe.pxd says when).
 """
 
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,6 +80,24 @@ class Tablebases:
     @property
     def available(self) -> bool:
         return self._tables is not None
+
+    def wdl_prober(self, fifty_move_rule: bool) -> Callable[[str], int | None] | None:
+        """For probes inside the search: fen -> the side to move's WDL (2 win, 0 draw, -2 loss,
+        the 50-move rule applied or not), None when the tables do not hold the position.
+        The search probes only right after a zeroing move, where the tables' WDL is exact."""
+        tables = self._tables
+        if tables is None:
+            return None
+
+        def probe(fen: str) -> int | None:
+            wdl = tables.get_wdl(chess.Board(fen))
+            if wdl is None:
+                return None
+            if fifty_move_rule:
+                return 0 if abs(wdl) == 1 else wdl     # a cursed win or blessed loss is a draw
+            return _ignoring_fifty_move_rule(wdl)
+
+        return probe
 
     def probe_root(self, fen: str, chess960: bool, probe_limit: int, fifty_move_rule: bool) -> RootProbe | None:
         """The verdict on `fen`, or None when the tables do not cover it (or a file is damaged)."""
