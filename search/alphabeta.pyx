@@ -18,7 +18,8 @@ from search.tt cimport (
     BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT,
 )
 from search.ordering cimport (
-    score_moves, score_captures, pick_next, is_capture, update_quiet_stats, record_move, continuation_score,
+    score_moves, score_captures, pick_next, is_capture, update_quiet_stats, update_capture_stats, record_move,
+    continuation_score,
 )
 from search.board.see cimport see, SEE_VALUE
 from search.board.rules cimport is_draw_by_rule
@@ -171,10 +172,11 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
     cdef MoveList moves
     cdef TTEntry entry
     cdef Move quiets_tried[64]
-    cdef int quiet_count = 0
+    cdef Move captures_tried[32]
+    cdef int quiet_count = 0, capture_count = 0
     cdef bint pv_node = beta - alpha > 1
     cdef bint in_check = b.checkers != 0
-    cdef bint tt_hit, quiet, gives_check, improving
+    cdef bint tt_hit, quiet, capture, gives_check, improving
     cdef int static_eval, score, best = -VALUE_INFINITE, i, new_depth, reduction, moves_searched = 0
     cdef int tt_score = VALUE_NONE, tt_bound = BOUND_NONE, r, original_alpha = alpha, extension, reduced_depth
     cdef int continuation      # continuation history of the quiet move being tried
@@ -301,7 +303,8 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
 
     for i in range(moves.count):
         m = pick_next(&moves, i)
-        quiet = not is_capture(s, m) and not is_promotion(m)
+        capture = is_capture(s, m)
+        quiet = not capture and not is_promotion(m)
 
         if (s.config.see_pruning and ply > 0 and not in_check and not quiet and depth <= p.see_max_depth
                 and best > -MATE_IN_MAX_PLY and moves_searched > 0 and see(b, m) < -p.see_margin * depth):
@@ -385,11 +388,15 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
                 if score >= beta:
                     if quiet:
                         update_quiet_stats(s, m, quiets_tried, quiet_count, depth, ply)
+                    update_capture_stats(s, MOVE_NONE if quiet else m, captures_tried, capture_count, depth)
                     break
                 alpha = score
         if quiet and quiet_count < 64:
             quiets_tried[quiet_count] = m
             quiet_count += 1
+        elif capture and capture_count < 32:
+            captures_tried[capture_count] = m
+            capture_count += 1
 
     if moves_searched == 0:
         # Every move was pruned (only possible with futility on): fail low safely.

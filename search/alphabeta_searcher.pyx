@@ -50,6 +50,7 @@ cdef void clear_learning(SearchState* s) noexcept nogil:
     memset(s.killers, 0, sizeof(s.killers))
     memset(s.counter_moves, 0, sizeof(s.counter_moves))
     memset(s.cont_history, 0, sizeof(s.cont_history))
+    memset(s.capture_history, 0, sizeof(s.capture_history))
 from search.searcher import uci_score
 
 
@@ -139,7 +140,7 @@ cdef class AlphaBetaSearcher(Searcher):
                   internal_reduction: bool = True, reverse_futility: bool = True, futility: bool = True,
                   late_move_pruning: bool = True, see_pruning: bool = True, check_extension: bool = True,
                   quiescence: bool = True, aspiration: bool = True,
-                  continuation_history: bool = True) -> None:
+                  continuation_history: bool = True, capture_history: bool = True) -> None:
         """Switch search techniques on or off (all on by default)."""
         self.state.config.tt_cutoffs = tt_cutoffs
         self.state.config.null_move = null_move
@@ -153,6 +154,7 @@ cdef class AlphaBetaSearcher(Searcher):
         self.state.config.quiescence = quiescence
         self.state.config.aspiration = aspiration
         self.state.config.continuation_history = continuation_history
+        self.state.config.capture_history = capture_history
 
     def hashfull(self) -> int:
         return tt_hashfull(&self.tt)

@@ -1,7 +1,7 @@
 """Scores for move ordering and the history/killer updates that feed them."""
 
 from search.board.types cimport (
-    Move, MoveList, NO_PIECE, PAWN, MOVE_EN_PASSANT, MOVE_PROMOTE_QUEEN, MOVE_NULL,
+    Move, MoveList, NO_PIECE, PAWN, MOVE_EN_PASSANT, MOVE_PROMOTE_QUEEN, MOVE_NULL, MOVE_NONE,
     move_from, move_to, move_kind, is_promotion, piece_type_of,
 )
 from search.board.board cimport Board
@@ -15,6 +15,7 @@ cdef enum:
     COUNTER_SCORE = 2900000
     BAD_CAPTURE_SCORE = -4000000
     HISTORY_MAX = 16384
+    CAPTURE_HISTORY_DIVISOR = 8
 
 
 cdef bint is_capture(SearchState* s, Move m) noexcept nogil:
@@ -43,6 +44,19 @@ cdef int continuation_score(SearchState* s, Move m, int ply) noexcept nogil:
     return continuation(s, ply, 1)[index] + continuation(s, ply, 2)[index]
 
 
+cdef inline int* capture_entry(SearchState* s, Move m) noexcept nogil:
+    cdef const Board* b = &s.board
+    cdef int victim = PAWN if move_kind(m) == MOVE_EN_PASSANT else piece_type_of(b.squares[move_to(m)])
+    return &s.capture_history[b.squares[move_from(m)]][move_to(m)][victim]
+
+
+cdef inline int capture_bonus(SearchState* s, Move m) noexcept nogil:
+    """The capture history's say in a capture's rank (at most about a quarter of a pawn's MVV step)."""
+    if not s.config.capture_history:
+        return 0
+    return capture_entry(s, m)[0] // CAPTURE_HISTORY_DIVISOR
+
+
 cdef inline int mvv_lva(const Board* b, Move m) noexcept nogil:
     cdef int victim = PAWN if move_kind(m) == MOVE_EN_PASSANT else piece_type_of(b.squares[move_to(m)])
     return SEE_VALUE[victim] * 8 - SEE_VALUE[piece_type_of(b.squares[move_from(m)])] // 100
@@ -66,9 +80,9 @@ cdef void score_moves(SearchState* s, MoveList* moves, Move hash_move, int ply) 
                 moves.scores[i] = BAD_CAPTURE_SCORE - 100000 + move_kind(m)   # under-promotions last
         elif is_capture(s, m):
             if see(b, m) >= 0:
-                moves.scores[i] = GOOD_CAPTURE_SCORE + mvv_lva(b, m)
+                moves.scores[i] = GOOD_CAPTURE_SCORE + mvv_lva(b, m) + capture_bonus(s, m)
             else:
-                moves.scores[i] = BAD_CAPTURE_SCORE + mvv_lva(b, m)
+                moves.scores[i] = BAD_CAPTURE_SCORE + mvv_lva(b, m) + capture_bonus(s, m)
         elif m == s.killers[ply][0]:
             moves.scores[i] = KILLER_SCORE + 1
         elif m == s.killers[ply][1]:
@@ -87,7 +101,7 @@ cdef void score_captures(SearchState* s, MoveList* moves, Move hash_move) noexce
         if m == hash_move:
             moves.scores[i] = HASH_MOVE_SCORE
         elif is_capture(s, m):
-            moves.scores[i] = mvv_lva(&s.board, m) + (9000 if is_promotion(m) else 0)
+            moves.scores[i] = mvv_lva(&s.board, m) + capture_bonus(s, m) + (9000 if is_promotion(m) else 0)
         elif is_promotion(m):
             moves.scores[i] = 8000 + move_kind(m)
         else:
@@ -123,6 +137,19 @@ cdef inline void continuation_update(SearchState* s, int* previous_1, int* previ
         history_update(&previous_1[index], bonus)
     if previous_2 != s.cont_history[CONT_NONE]:
         history_update(&previous_2[index], bonus)
+
+
+cdef void update_capture_stats(SearchState* s, Move best, Move* captures_tried, int capture_count,
+                               int depth) noexcept nogil:
+    cdef int i
+    cdef int bonus = (depth * depth if depth < 16 else 256) * 32
+    if not s.config.capture_history:
+        return
+    if best != MOVE_NONE and is_capture(s, best):
+        history_update(capture_entry(s, best), bonus)
+    for i in range(capture_count):
+        if captures_tried[i] != best:
+            history_update(capture_entry(s, captures_tried[i]), -bonus)
 
 
 cdef void update_quiet_stats(SearchState* s, Move best, Move* quiets_tried, int quiet_count,

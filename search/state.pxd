@@ -25,6 +25,7 @@ cdef struct SearchConfig:
     bint quiescence
     bint aspiration
     bint continuation_history   # quiet moves ordered and reduced by what followed the last two moves
+    bint capture_history        # captures ordered by how often they cut off, beside MVV-LVA
 
 
 # Continuation history is indexed by "piece-to" pairs: the piece that moved (0..11) times 64
@@ -71,6 +72,8 @@ cdef struct SearchState:
     # cont_history[piece-to of a move played 1 or 2 plies earlier][piece-to of a quiet move]:
     # how often that reply was good after that move.  About 2.4 MB per thread.
     int cont_history[PIECE_TO_COUNT + 1][PIECE_TO_COUNT]
+    # capture_history[moving piece][destination][captured piece type]
+    int capture_history[12][64][6]
     Move pv_table[MAX_PLY + 1][MAX_PLY + 1]
     int pv_length[MAX_PLY + 1]
     int static_eval[MAX_PLY + 2]

@@ -42,7 +42,7 @@ REFERENCE_FENS = random_positions(50, seed=2026)
 # Every switch of AlphaBetaSearcher.configure.
 TECHNIQUES = ["tt_cutoffs", "null_move", "late_move_reductions", "internal_reduction", "reverse_futility",
               "futility", "late_move_pruning", "see_pruning", "check_extension", "quiescence", "aspiration",
-              "continuation_history"]
+              "continuation_history", "capture_history"]
 
 
 @pytest.fixture(scope="module")
