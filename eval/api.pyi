@@ -1,11 +1,16 @@
 """Type stub of the compiled module eval.api (see api.pyx)."""
 
 from collections.abc import Sequence
+from typing import Any
 
 from search.board.position import Position
 
 TERM_NAMES: tuple[str, ...]
+PACKED_WORDS: int
 
 def evaluate(position: Position) -> int: ...
 def breakdown(position: Position) -> dict[str, int | tuple[int, int]]: ...
 def bench_evaluate(positions: Sequence[Position], rounds: int) -> int: ...
+# Buffers: numpy arrays (uint64 (n, 9); int32, int32, int8 of n) or any writable buffer of those types.
+def pack_positions(positions: Sequence[Position], out: Any) -> None: ...
+def raw_sums(packed: Any, mg: Any, eg: Any, phase: Any) -> None: ...
