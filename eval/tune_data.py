@@ -1,8 +1,10 @@
 """Training positions for the Texel tuner: from Kestrel's self-play or from any PGN.
 
-``python -m eval.tune_data selfplay --games 8000 --nodes 4000 --out data.epd`` plays fast
-fixed-node games of Kestrel against itself through the project's runner (balanced openings
-from ``../shared/data/openings``, colours swapped), then extracts them;
+``python -m eval.tune_data selfplay --games 25000 --nodes 2500 --out data.epd`` plays fast
+fixed-node games of Kestrel against itself from balanced openings (``../shared/data/openings``),
+in worker processes that drive the searcher directly (about 10x the positions per minute of
+UCI games, whose per-move overhead dominates at a few thousand nodes); ``--runner`` plays them
+through the project's tournament runner instead (PGN, adjudication, UCI) and extracts them;
 ``python -m eval.tune_data pgn games.pgn [more.pgn ...] --out data.epd`` extracts positions
 from PGN files a user has.
 
@@ -22,16 +24,22 @@ skipped whole.
 from __future__ import annotations
 
 import argparse
+import multiprocessing
 import os
+import random
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import chess
 import chess.pgn
+
+if TYPE_CHECKING:
+    from search.alphabeta_searcher import AlphaBetaSearcher
 
 RESULTS = {"1-0": "1-0", "0-1": "0-1", "1/2-1/2": "1/2-1/2"}
 RESULT_SCORES = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
@@ -122,15 +130,98 @@ def selfplay(games: int, nodes: int, book: Path, pgn: Path, concurrency: int) ->
     return subprocess.call(command, cwd=Path(__file__).resolve().parents[1])
 
 
+# Adjudication of direct self-play, as the runner's -resign/-draw options would do it.
+RESIGN_SCORE, RESIGN_PLIES = 1000, 8        # both sides agree for 4 moves each
+DRAW_FROM_PLY, DRAW_SCORE, DRAW_PLIES = 80, 5, 16
+MAX_PLIES = 400
+
+
+def play_direct(opening: str, nodes: int, skip_plies: int) -> tuple[list[str], str]:
+    """One fixed-node game of Kestrel against itself from `opening`; its quiet EPDs and result."""
+    from search.board.position import Position
+    from search.limits import SearchLimits
+
+    searcher = _searcher()
+    searcher.clear()
+    position = Position(opening)
+    limits = SearchLimits(nodes=nodes)
+    quiet: list[str] = []
+    decisive = drawish = 0
+    for ply in range(MAX_PLIES):
+        outcome = position.outcome()
+        if outcome is not None:
+            return quiet, outcome
+        result = searcher.search(position, limits)
+        move, value = result.best_move, result.value
+        if ply >= skip_plies and not position.is_check() and move not in position.noisy_moves():
+            quiet.append(" ".join(position.fen().split()[:4]))
+        # value is from the mover's view: a win for White when positive on White's move.
+        white_value = value if position.turn else -value
+        decisive = decisive + 1 if abs(value) >= RESIGN_SCORE else 0
+        drawish = drawish + 1 if ply >= DRAW_FROM_PLY and abs(value) <= DRAW_SCORE else 0
+        position.push(move)
+        if decisive >= RESIGN_PLIES:
+            return quiet, "1-0" if white_value > 0 else "0-1"
+        if drawish >= DRAW_PLIES:
+            return quiet, "1/2-1/2"
+    return quiet, "1/2-1/2"
+
+
+_SEARCHER: list[AlphaBetaSearcher] = []
+
+
+def _searcher() -> AlphaBetaSearcher:
+    """One searcher per worker process, reused from game to game."""
+    from search.alphabeta_searcher import AlphaBetaSearcher
+
+    if not _SEARCHER:
+        _SEARCHER.append(AlphaBetaSearcher(hash_mb=16))
+    return _SEARCHER[0]
+
+
+def _play_batch(job: tuple[list[str], int, int]) -> list[tuple[list[str], str]]:
+    openings, nodes, skip_plies = job
+    return [play_direct(opening, nodes, skip_plies) for opening in openings]
+
+
+def selfplay_direct(games: int, nodes: int, book: Path, out: Path, workers: int, skip_plies: int,
+                    seed: int) -> tuple[int, int]:
+    """Direct self-play in `workers` processes; writes quiet positions as they come."""
+    openings = [" ".join(line.split()[:4]) + " 0 1" for line in book.read_text().splitlines() if line.strip()]
+    rng = random.Random(seed)
+    # Each opening twice, so both colours play it (the runner's -games 2).
+    chosen = [opening for opening in rng.choices(openings, k=(games + 1) // 2) for _ in range(2)][:games]
+    batches = [(chosen[i:i + 20], nodes, skip_plies) for i in range(0, len(chosen), 20)]
+    seen: set[str] = set()
+    played = written = 0
+    start = time.monotonic()
+    with out.open("w") as sink, multiprocessing.get_context("spawn").Pool(workers) as pool:
+        for batch in pool.imap_unordered(_play_batch, batches):
+            for quiet, result in batch:
+                played += 1
+                for epd in quiet:
+                    if epd not in seen:
+                        seen.add(epd)
+                        sink.write(f'{epd} c9 "{result}";\n')
+                        written += 1
+            elapsed = time.monotonic() - start
+            if played % 1000 < 20:
+                print(f"{played}/{games} games, {written} positions, {elapsed:.0f} s "
+                      f"({written * 60 / max(elapsed, 1e-9):.0f} positions/min)", file=sys.stderr)
+    return played, written
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m eval.tune_data", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    play = commands.add_parser("selfplay", help="fixed-node self-play through the runner, then extract")
-    play.add_argument("--games", type=int, default=8000)
-    play.add_argument("--nodes", type=int, default=4000, help="nodes per move (default 4000)")
+    play = commands.add_parser("selfplay", help="fixed-node self-play, then extract")
+    play.add_argument("--games", type=int, default=25000)
+    play.add_argument("--nodes", type=int, default=2500, help="nodes per move (default 2500)")
+    play.add_argument("--runner", action="store_true", help="play through the tournament runner (UCI, PGN)")
+    play.add_argument("--seed", type=int, default=1)
     play.add_argument("--book", type=Path, default=DEFAULT_BOOK, help="EPD openings (default 2moves_v1.epd)")
     play.add_argument("--concurrency", type=int, default=os.cpu_count() or 1)
-    play.add_argument("--pgn", type=Path, help="keep the games here (default: a temporary file)")
+    play.add_argument("--pgn", type=Path, help="with --runner: keep the games here (default: a temporary file)")
     play.add_argument("--out", type=Path, required=True)
     play.add_argument("--skip-plies", type=int, default=8)
     pgn = commands.add_parser("pgn", help="extract quiet positions from PGN files")
@@ -150,6 +241,12 @@ def main(argv: list[str] | None = None) -> int:
             print(f"selfplay needs an opening book (not found: {args.book}) and positive --games/--nodes",
                   file=sys.stderr)
             return 2
+        if not args.runner:
+            start = time.monotonic()
+            games, written = selfplay_direct(args.games, args.nodes, args.book, args.out, args.concurrency,
+                                             args.skip_plies, args.seed)
+            print(f"{games} games -> {written} positions in {args.out} ({time.monotonic() - start:.0f} s)")
+            return 0
         with tempfile.TemporaryDirectory() as scratch:
             games_pgn = args.pgn or Path(scratch) / "selfplay.pgn"
             start = time.monotonic()
