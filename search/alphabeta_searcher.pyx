@@ -140,8 +140,9 @@ cdef class AlphaBetaSearcher(Searcher):
                   internal_reduction: bool = True, reverse_futility: bool = True, futility: bool = True,
                   late_move_pruning: bool = True, see_pruning: bool = True, check_extension: bool = True,
                   quiescence: bool = True, aspiration: bool = True,
-                  continuation_history: bool = True, capture_history: bool = True) -> None:
-        """Switch search techniques on or off (all on by default)."""
+                  continuation_history: bool = False, capture_history: bool = False) -> None:
+        """Switch search techniques on or off: the adopted ones are on by default; candidates that
+        have not (yet) passed an SPRT (continuation_history, capture_history) are off."""
         self.state.config.tt_cutoffs = tt_cutoffs
         self.state.config.null_move = null_move
         self.state.config.late_move_reductions = late_move_reductions

@@ -91,9 +91,11 @@ def test_each_technique_has_its_own_switch() -> None:
             total += result.nodes
         return total
 
-    full = total_nodes()
+    everything = {name: True for name in TECHNIQUES}      # the candidates too, off by default
+    full = total_nodes(**everything)
+    assert total_nodes() != full                          # the defaults leave the candidates off
     for name in TECHNIQUES:
-        assert total_nodes(**{name: False}) != full, f"switching off {name} changed nothing"
+        assert total_nodes(**(everything | {name: False})) != full, f"switching off {name} changed nothing"
     with pytest.raises(TypeError):
         AlphaBetaSearcher().configure(no_such_technique=False)
 

@@ -179,6 +179,10 @@ def test_search_off_variable_switches_techniques_off(monkeypatch: pytest.MonkeyP
         monkeypatch.setenv(core.SEARCH_OFF_VARIABLE, value)
         nodes[value] = core.new_searcher("AlphaBeta", 8).search(Position(fen), SearchLimits(depth=8)).nodes
     assert nodes[""] != nodes["null_move, late_move_pruning"]
+    monkeypatch.setenv(core.SEARCH_OFF_VARIABLE, "")
+    monkeypatch.setenv(core.SEARCH_ON_VARIABLE, "continuation_history,capture_history")
+    with_candidates = core.new_searcher("AlphaBeta", 8).search(Position(fen), SearchLimits(depth=8)).nodes
+    assert with_candidates != nodes[""]                  # the candidates, off by default, switched on
     monkeypatch.setenv(core.SEARCH_OFF_VARIABLE, "no_such_technique")
     with pytest.raises(ValueError, match="KESTREL_SEARCH_OFF"):
         core.new_searcher("AlphaBeta", 8)

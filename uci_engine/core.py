@@ -52,20 +52,28 @@ def searcher_class(mode: str) -> type[Searcher]:
 
 # For measuring what each search technique is worth in games (an ablation match):
 # KESTREL_SEARCH_OFF=null_move,late_move_reductions starts the alpha-beta searcher with
-# those switched off.  The names are AlphaBetaSearcher.configure()'s keywords.
+# those switched off, and KESTREL_SEARCH_ON=capture_history with candidates that are off by
+# default switched on.  The names are AlphaBetaSearcher.configure()'s keywords.
 SEARCH_OFF_VARIABLE = "KESTREL_SEARCH_OFF"
+SEARCH_ON_VARIABLE = "KESTREL_SEARCH_ON"
+
+
+def _names(variable: str) -> list[str]:
+    return [name.strip() for name in os.environ.get(variable, "").split(",") if name.strip()]
 
 
 def new_searcher(mode: str, hash_mb: int) -> Searcher:
-    """A searcher for `mode`, with the techniques named in KESTREL_SEARCH_OFF switched off."""
+    """A searcher for `mode`, with the techniques named in KESTREL_SEARCH_OFF switched off and
+    those in KESTREL_SEARCH_ON switched on."""
     searcher = searcher_class(mode)(hash_mb=hash_mb)
-    switched_off = [name.strip() for name in os.environ.get(SEARCH_OFF_VARIABLE, "").split(",") if name.strip()]
+    switches = {name: False for name in _names(SEARCH_OFF_VARIABLE)}
+    switches |= {name: True for name in _names(SEARCH_ON_VARIABLE)}
     configure = getattr(searcher, "configure", None)
-    if switched_off and configure is not None:
+    if switches and configure is not None:
         try:
-            configure(**{name: False for name in switched_off})
+            configure(**switches)
         except TypeError as exc:
-            raise ValueError(f"{SEARCH_OFF_VARIABLE}: {exc}") from exc
+            raise ValueError(f"{SEARCH_OFF_VARIABLE}/{SEARCH_ON_VARIABLE}: {exc}") from exc
     return searcher
 
 
