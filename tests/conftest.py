@@ -7,6 +7,7 @@ Test data that is too large for the repository (perft suites, opening sets) live
 from __future__ import annotations
 
 import queue
+import random
 import subprocess
 import sys
 import threading
@@ -199,3 +200,18 @@ def kestrel() -> Iterator[chess.engine.SimpleEngine]:
         yield engine
     finally:
         engine.quit()
+
+
+def random_boards(games: int, seed: int) -> list[chess.Board]:
+    """Positions from random games: every ply of each game, so material thins out as it goes."""
+    rng = random.Random(seed)
+    boards: list[chess.Board] = []
+    for _ in range(games):
+        board = chess.Board()
+        for _ in range(rng.randint(10, 160)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+            boards.append(board.copy(stack=False))
+    return boards

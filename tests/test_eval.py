@@ -7,10 +7,9 @@ a disagreement on some term of some position.
 
 from __future__ import annotations
 
-import random
-
 import chess
 import pytest
+from conftest import random_boards
 
 import eval as kestrel_eval
 from eval import bench_evaluate, breakdown, evaluate
@@ -18,21 +17,6 @@ from eval.weights import WEIGHTS, default_weights, weight_names
 from search.board import Position
 
 TERMS = ("material", "psqt", "mobility", "pawns", "king_safety", "bishop_pair", "rooks", "tempo")
-
-
-def random_boards(games: int, seed: int) -> list[chess.Board]:
-    """Positions from random games: every ply of each game, so material thins out as it goes."""
-    rng = random.Random(seed)
-    boards: list[chess.Board] = []
-    for _ in range(games):
-        board = chess.Board()
-        for _ in range(rng.randint(10, 160)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-            boards.append(board.copy(stack=False))
-    return boards
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,7 @@ import chess
 import chess.pgn
 import numpy as np
 import pytest
+from conftest import random_boards
 
 from eval import texel
 from eval.api import PACKED_WORDS, evaluate, pack_positions
@@ -22,18 +23,9 @@ from search.board.position import Position
 
 def random_fens(count: int, seed: int = 7) -> list[str]:
     """Positions from random games (python-chess), of every phase."""
-    rng = random.Random(seed)
-    fens: list[str] = []
-    while len(fens) < count:
-        board = chess.Board()
-        for _ in range(rng.randrange(4, 120)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-        if not board.is_game_over():
-            fens.append(board.fen())
-    return fens
+    boards = [board for board in random_boards(games=count // 40 + 2, seed=seed) if not board.is_game_over()]
+    random.Random(seed).shuffle(boards)
+    return [board.fen() for board in boards[:count]]
 
 
 def packed(fens: list[str]) -> np.ndarray:
