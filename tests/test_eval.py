@@ -247,10 +247,11 @@ def test_load_weights_changes_the_score_and_restores() -> None:
     fen = "4k3/8/8/8/8/8/8/2B1KB2 w - - 0 1"
     before = score(fen)
     changed = default_weights()
-    changed["bishop_pair"] = (150, 150)
+    mg, eg = changed["bishop_pair"]
+    changed["bishop_pair"] = (mg + 100, eg + 100)
     try:
         kestrel_eval.load_weights(changed)
-        assert terms(fen)["bishop_pair"] == (150, 150)
+        assert terms(fen)["bishop_pair"] == (mg + 100, eg + 100)
         assert score(fen) == before + 100
     finally:
         kestrel_eval.load_weights(default_weights())
