@@ -273,8 +273,21 @@ def test_sprt_stops_when_a_bound_is_crossed(tmp_path):
 def _state_games(path: Path) -> int:
     try:
         return len(json.loads(path.read_text())["games"])
-    except (OSError, ValueError):
+    except (OSError, ValueError, KeyError):
         return 0
+
+
+def kill_after_games(args: list[str], state: Path, games: int, timeout: float) -> dict:
+    """Run the runner with `args`, SIGKILL it once `state` records `games` games (or after
+    `timeout` s), and return the state file as it was left."""
+    runner = subprocess.Popen([sys.executable, "-m", "tournaments", *args], cwd=ROOT,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + timeout
+    while _state_games(state) < games and runner.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.kill(runner.pid, signal.SIGKILL)
+    runner.wait()
+    return json.loads(state.read_text())
 
 
 @pytest.mark.slow
@@ -286,14 +299,7 @@ def test_sigkill_then_resume_keeps_every_finished_game_once(tmp_path):
             "-each", "depth=2", "-games", "2", "-rounds", "6", "-concurrency", "2", "-maxmoves", "25",
             "-openings", f"file={ROOT.parent / 'shared/data/openings/2moves_v1.epd'}", "order=random",
             "-srand", "42", "-pgnout", str(pgn)]
-    runner = subprocess.Popen([sys.executable, "-m", "tournaments", *args], cwd=ROOT,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while _state_games(state) < 4 and runner.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    os.kill(runner.pid, signal.SIGKILL)
-    runner.wait()
-    before = json.loads(state.read_text())
+    before = kill_after_games(args, state, games=4, timeout=60)
     finished_before = len(before["games"])
     assert 4 <= finished_before < 12, "the run should have been killed part-way"
     kept = pgn.read_bytes()[:before["pgn_offset"]]

@@ -21,19 +21,14 @@ from tests.test_tournament import (
     ROOT,
     STOCKFISH,
     _require,
+    _state_games,
     book_position,
     check_replay,
     fake,
+    kill_after_games,
     read_games,
     run_cli,
 )
-
-
-def _state_games(path: Path) -> int:
-    try:
-        return len(json.loads(path.read_text())["games"])
-    except (OSError, ValueError, KeyError):
-        return 0
 
 
 def _match(pgn: Path, *extra: str) -> list:
@@ -121,14 +116,7 @@ def test_coordinator_killed_then_resume_on_the_cluster(tmp_path):
     args = ["-engine", f"cmd={STOCKFISH}", "name=a", "-engine", f"cmd={STOCKFISH}", "name=b", "-each", "depth=2",
             "-games", "2", "-rounds", "5", "-maxmoves", "25", "-openings", f"file={BOOK}", "order=random",
             "-srand", "9", "-backend", "dask", "local:2", "-pgnout", str(pgn)]
-    runner = subprocess.Popen([sys.executable, "-m", "tournaments", *args], cwd=ROOT,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 90
-    while _state_games(state) < 3 and runner.poll() is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    os.kill(runner.pid, signal.SIGKILL)
-    runner.wait()
-    before = json.loads(state.read_text())
+    before = kill_after_games(args, state, games=3, timeout=90)
     assert 3 <= len(before["games"]) < 10, "the run should have been killed part-way"
     kept = pgn.read_bytes()[:before["pgn_offset"]]
     proc = run_cli(["-resume", str(state)], timeout=120)
