@@ -14,6 +14,8 @@ class AlphaBetaSearcher(Searcher):
                   internal_reduction: bool = True, reverse_futility: bool = True, futility: bool = True,
                   late_move_pruning: bool = True, see_pruning: bool = True, check_extension: bool = True,
                   quiescence: bool = True, aspiration: bool = True,
-                  continuation_history: bool = False, capture_history: bool = False) -> None: ...
+                  continuation_history: bool = False, capture_history: bool = False,
+                  correction_history: bool = False, razoring: bool = False, singular_extension: bool = False,
+                  probcut: bool = False) -> None: ...
     def set_tablebase_probe(self, prober: Callable[[str], int | None] | None, probe_depth: int = 1,
                             max_pieces: int = 0) -> None: ...

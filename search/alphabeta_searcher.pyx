@@ -51,6 +51,7 @@ cdef void clear_learning(SearchState* s) noexcept nogil:
     memset(s.counter_moves, 0, sizeof(s.counter_moves))
     memset(s.cont_history, 0, sizeof(s.cont_history))
     memset(s.capture_history, 0, sizeof(s.capture_history))
+    memset(s.correction, 0, sizeof(s.correction))
 from search.searcher import uci_score
 
 
@@ -140,9 +141,12 @@ cdef class AlphaBetaSearcher(Searcher):
                   internal_reduction: bool = True, reverse_futility: bool = True, futility: bool = True,
                   late_move_pruning: bool = True, see_pruning: bool = True, check_extension: bool = True,
                   quiescence: bool = True, aspiration: bool = True,
-                  continuation_history: bool = False, capture_history: bool = False) -> None:
+                  continuation_history: bool = False, capture_history: bool = False,
+                  correction_history: bool = False, razoring: bool = False, singular_extension: bool = False,
+                  probcut: bool = False) -> None:
         """Switch search techniques on or off: the adopted ones are on by default; candidates that
-        have not (yet) passed an SPRT (continuation_history, capture_history) are off."""
+        have not (yet) passed an SPRT (continuation_history, capture_history, correction_history,
+        razoring, singular_extension, probcut) are off."""
         self.state.config.tt_cutoffs = tt_cutoffs
         self.state.config.null_move = null_move
         self.state.config.late_move_reductions = late_move_reductions
@@ -156,6 +160,10 @@ cdef class AlphaBetaSearcher(Searcher):
         self.state.config.aspiration = aspiration
         self.state.config.continuation_history = continuation_history
         self.state.config.capture_history = capture_history
+        self.state.config.correction_history = correction_history
+        self.state.config.razoring = razoring
+        self.state.config.singular_extension = singular_extension
+        self.state.config.probcut = probcut
 
     def hashfull(self) -> int:
         return tt_hashfull(&self.tt)

@@ -26,6 +26,10 @@ cdef struct SearchConfig:
     bint aspiration
     bint continuation_history   # quiet moves ordered and reduced by what followed the last two moves
     bint capture_history        # captures ordered by how often they cut off, beside MVV-LVA
+    bint correction_history     # static eval corrected by what searches of its pawn structure found
+    bint razoring               # far below alpha at depth <= 3: trust a quiescence search
+    bint singular_extension     # one ply more for a hash move that alone holds; multi-cut, negative
+    bint probcut                # a capture whose shallow search beats beta by a margin cuts the node
 
 
 # Continuation history is indexed by "piece-to" pairs: the piece that moved (0..11) times 64
@@ -34,6 +38,18 @@ cdef struct SearchConfig:
 cdef enum:
     PIECE_TO_COUNT = 12 * 64
     CONT_NONE = PIECE_TO_COUNT
+
+
+# Correction history: per side to move, a table indexed by a hash of the pawns.  An entry is
+# a moving average of (search result - static eval), in 1/CORRECTION_GRAIN centipawns,
+# weighted by depth (at most CORRECTION_MAX_WEIGHT of CORRECTION_WEIGHT_SCALE) and
+# clamped to +-CORRECTION_LIMIT centipawns.
+cdef enum:
+    CORRECTION_SIZE = 16384
+    CORRECTION_GRAIN = 64
+    CORRECTION_WEIGHT_SCALE = 256
+    CORRECTION_MAX_WEIGHT = 16
+    CORRECTION_LIMIT = 256
 
 
 cdef struct RootMove:
@@ -74,10 +90,13 @@ cdef struct SearchState:
     int cont_history[PIECE_TO_COUNT + 1][PIECE_TO_COUNT]
     # capture_history[moving piece][destination][captured piece type]
     int capture_history[12][64][6]
+    # correction[side to move][pawn hash]: see CORRECTION_SIZE
+    int correction[2][CORRECTION_SIZE]
     Move pv_table[MAX_PLY + 1][MAX_PLY + 1]
     int pv_length[MAX_PLY + 1]
     int static_eval[MAX_PLY + 2]
     Move move_stack[MAX_PLY + 2]
+    Move excluded[MAX_PLY + 2]        # the hash move a singular-extension search leaves out, or MOVE_NONE
     int piece_to_stack[MAX_PLY + 2]   # piece-to of move_stack[ply], CONT_NONE for a null move
 
     RootMove root_moves[MAX_MOVES]

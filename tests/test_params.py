@@ -15,7 +15,13 @@ TACTICAL = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1
 
 
 # Entries that only a candidate technique reads (off by default) are tested with it on.
-NEEDS_SWITCH = {"lmr_continuation_divisor": "continuation_history"}
+NEEDS_SWITCH = {
+    "lmr_continuation_divisor": "continuation_history",
+    "razor_max_depth": "razoring", "razor_margin": "razoring",
+    "se_min_depth": "singular_extension", "se_tt_depth_margin": "singular_extension",
+    "se_margin_per_depth": "singular_extension",
+    "probcut_min_depth": "probcut", "probcut_margin": "probcut",
+}
 
 
 def nodes_with(values: dict[str, float], depth: int = 9, switch: str | None = None) -> int:

@@ -42,7 +42,8 @@ REFERENCE_FENS = random_positions(50, seed=2026)
 # Every switch of AlphaBetaSearcher.configure.
 TECHNIQUES = ["tt_cutoffs", "null_move", "late_move_reductions", "internal_reduction", "reverse_futility",
               "futility", "late_move_pruning", "see_pruning", "check_extension", "quiescence", "aspiration",
-              "continuation_history", "capture_history"]
+              "continuation_history", "capture_history", "correction_history", "razoring", "singular_extension",
+              "probcut"]
 
 
 @pytest.fixture(scope="module")
@@ -116,9 +117,18 @@ MATES = [
 ]
 
 
+CANDIDATES = ["continuation_history", "capture_history", "correction_history", "razoring", "singular_extension",
+              "probcut"]
+
+
+@pytest.mark.parametrize("candidates", [False, True], ids=["adopted", "with-candidates"])
 @pytest.mark.parametrize("fen,moves", MATES)
-def test_finds_forced_mates_with_their_distance(fen: str, moves: int) -> None:
+def test_finds_forced_mates_with_their_distance(fen: str, moves: int, candidates: bool) -> None:
+    """With the adopted techniques, and with every candidate on too: a candidate that prunes,
+    extends or corrects wrongly must not lose a forced mate or its distance."""
     searcher = AlphaBetaSearcher(hash_mb=16)
+    if candidates:
+        searcher.configure(**{name: True for name in CANDIDATES})
     result = searcher.search(Position(fen), SearchLimits(depth=2 * moves + 6))
     assert result.score == ("mate", moves)
     # The move really mates in that many: play the PV out with python-chess.
