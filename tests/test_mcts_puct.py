@@ -12,8 +12,17 @@ import pytest
 from search.board import Position
 from search.limits import SearchLimits
 from search.mcts_searcher import (
-    DEFAULT_C_PUCT, DEFAULT_FPU_REDUCTION, DEFAULT_LEAF_DEPTH, DEFAULT_PRIOR_TEMPERATURE, DEFAULT_SELECTION,
-    DEFAULT_VALUE_MODEL, HandTree, MCTSSearcher, puct, score_of_probability, win_probability,
+    DEFAULT_C_PUCT,
+    DEFAULT_FPU_REDUCTION,
+    DEFAULT_LEAF_DEPTH,
+    DEFAULT_PRIOR_TEMPERATURE,
+    DEFAULT_SELECTION,
+    DEFAULT_VALUE_MODEL,
+    HandTree,
+    MCTSSearcher,
+    puct,
+    score_of_probability,
+    win_probability,
 )
 from uci_engine import wdl
 from uci_engine.output import Output
