@@ -1,25 +1,29 @@
 """Monte Carlo tree search over the C board, without the GIL.
 
-One iteration walks from the root to a leaf by UCB1, expands the leaf when it is
-reached for the second time (children for all legal moves, in one block of the
-pool), gives the new leaf a value (its quiescence score as a win probability, or a
-random playout), and adds that value along the path, flipped at every ply.
-Checkmate, stalemate and draws by rule are exact; such results move up the tree
-(MCTS-Solver), and a proven node is never expanded or simulated again.
+One iteration walks from the root to a leaf by PUCT (or UCB1), expands the leaf when
+it is reached for the second time (children for all legal moves, in one block of the
+pool, each with its prior), gives the new leaf a value (a short alpha-beta search's
+score as a win probability, or a random playout), and adds that value along the path,
+flipped at every ply.  Checkmate, stalemate and draws by rule are exact; such results
+move up the tree (MCTS-Solver), and a proven node is never expanded or simulated again.
 """
 
-from libc.math cimport log, sqrt, pow, log10
+from libc.math cimport log, sqrt
 from libc.stdlib cimport malloc, free
-from libc.stdint cimport uint32_t, uint64_t, int64_t
+from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int64_t
 from search.board.types cimport (
-    Move, MoveList, MOVE_NONE, MAX_PLY, MATE_IN_MAX_PLY, VALUE_INFINITE, NO_PIECE, PAWN,
+    Move, MoveList, MOVE_NONE, MAX_PLY, MAX_MOVES, MATE_IN_MAX_PLY, VALUE_INFINITE, VALUE_NONE, NO_PIECE, PAWN,
     MOVE_EN_PASSANT, move_from, move_to, move_kind, is_promotion, piece_type_of,
 )
 from search.board.board cimport Board, do_move, undo_move
 from search.board.movegen cimport generate_legal, has_legal_move
 from search.board.rules cimport is_draw_by_rule
-from search.alphabeta cimport quiescence
+from search.alphabeta cimport quiescence, negamax
+from search.ordering cimport record_move
+from search.tt cimport TTEntry, tt_probe, score_from_tt, BOUND_EXACT
 from search.board.see cimport SEE_VALUE
+from search.mcts_priors cimport move_priors
+from search.mcts_value cimport board_material, score_to_probability, cp_to_probability
 from eval.evaluate cimport evaluate
 
 from search.control cimport REPORT_ITERATION, REPORT_FINAL, report_progress
@@ -31,7 +35,6 @@ cdef extern from "clock.h" nogil:
 cdef enum:
     REPORT_INTERVAL_MS = 1000
     MAX_TREE_DEPTH = MAX_PLY - 8   # deeper leaves are valued, never expanded (the qsearch needs plies too)
-    CP_LIMIT = 9999                # win probabilities near 0 or 1 map to large but non-mate scores
     MAX_CAPACITY = 0xFFFFFFF0
 
 
@@ -77,6 +80,7 @@ cdef inline void init_node(Node* n, uint32_t parent, Move m) noexcept nogil:
     n.child_count = 0
     n.move = m
     n.minimax = 0.5
+    n.prior = PRIOR_ONE
     n.mate_plies = 0
     n.proven = PROVEN_UNKNOWN
 
@@ -179,6 +183,48 @@ cdef uint32_t select_child(const NodePool* p, uint32_t node, double c, double mi
     return best
 
 
+cdef double puct_score(double q, double prior, double sqrt_parent_visits, uint32_t visits,
+                       double c_puct) noexcept nogil:
+    """PUCT (AlphaZero's rule): the value plus c * P * sqrt(N) / (1 + n)."""
+    return q + c_puct * prior * sqrt_parent_visits / (1.0 + visits)
+
+
+cdef uint32_t select_child_puct(const NodePool* p, uint32_t node, double c_puct, double fpu_reduction,
+                                double minimax_weight) noexcept nogil:
+    """The child with the highest PUCT score; proven losses are never chosen again.
+
+    An unvisited child is valued at the parent's mean for the side to move, less
+    `fpu_reduction` (first-play urgency): it is tried once its prior's bonus outweighs
+    that doubt, so a node need not try its thirty quiet moves before a second look at
+    the capture that wins.  Values blend in the minimax backup as under UCT.
+    """
+    cdef const Node* n = &p.nodes[node]
+    cdef const Node* child
+    cdef double sqrt_n = sqrt(<double>n.visits)
+    # The parent's statistics are for the player who moved into it, the other side.
+    cdef double fpu = (1.0 - n.value_sum / n.visits if n.visits > 0 else 0.5) - fpu_reduction
+    cdef double score, best_score = -1e308, q
+    cdef uint32_t i, index, best = NODE_NONE
+    for i in range(n.child_count):
+        index = n.first_child + i
+        child = &p.nodes[index]
+        if child.proven == PROVEN_LOSS:
+            continue
+        if child.proven != PROVEN_UNKNOWN:
+            q = exact_value(child)
+        elif child.visits == 0:
+            q = fpu
+        elif minimax_weight > 0.0:
+            q = (1.0 - minimax_weight) * child.value_sum / child.visits + minimax_weight * child.minimax
+        else:
+            q = child.value_sum / child.visits
+        score = puct_score(q, child.prior / <double>PRIOR_ONE, sqrt_n, child.visits, c_puct)
+        if score > best_score:
+            best_score = score
+            best = index
+    return best
+
+
 # ---------------------------------------------------------------- backpropagation and the solver
 
 cdef void backpropagate(NodePool* p, uint32_t node, double value) noexcept nogil:
@@ -245,7 +291,7 @@ cdef bint update_proof(NodePool* p, uint32_t node) noexcept nogil:
             all_proven = False
     if shortest_win < 1000000:
         n.proven = PROVEN_LOSS
-        n.mate_plies = <int16_t>(shortest_win + 1)
+        n.mate_plies = <uint8_t>(shortest_win + 1)
         return True
     if not all_proven:
         return False
@@ -254,7 +300,7 @@ cdef bint update_proof(NodePool* p, uint32_t node) noexcept nogil:
         n.mate_plies = 0
     else:
         n.proven = PROVEN_WIN
-        n.mate_plies = <int16_t>(longest_loss + 1)
+        n.mate_plies = <uint8_t>(longest_loss + 1)
     return True
 
 
@@ -300,24 +346,6 @@ cdef uint32_t best_child(const NodePool* p, uint32_t node) noexcept nogil:
 
 # ---------------------------------------------------------------- values
 
-cdef double cp_to_probability(int cp) noexcept nogil:
-    """The logistic curve of the Elo scale: +400 cp is ten-to-one."""
-    return 1.0 / (1.0 + pow(10.0, -cp / 400.0))
-
-
-cdef int probability_to_cp(double q) noexcept nogil:
-    if q < 1e-9:
-        return -CP_LIMIT
-    if q > 1.0 - 1e-9:
-        return CP_LIMIT
-    cdef double cp = 400.0 * log10(q / (1.0 - q))
-    if cp > CP_LIMIT:
-        return CP_LIMIT
-    if cp < -CP_LIMIT:
-        return -CP_LIMIT
-    return <int>(cp + 0.5) if cp >= 0 else <int>(cp - 0.5)
-
-
 cdef inline uint64_t next_random(uint64_t* state) noexcept nogil:
     """splitmix64: small, fast, and the same sequence for the same seed everywhere."""
     state[0] += 0x9E3779B97F4A7C15ULL
@@ -327,14 +355,35 @@ cdef inline uint64_t next_random(uint64_t* state) noexcept nogil:
     return z ^ (z >> 31)
 
 
-cdef double quiescence_value(MCTSState* s, int ply) noexcept nogil:
-    """The leaf's quiescence score as a win probability for the side to move."""
-    cdef int score = quiescence(s.qs, -VALUE_INFINITE, VALUE_INFINITE, ply)
+cdef double searched_value(MCTSState* s, int ply) noexcept nogil:
+    """The leaf's score as a win probability for the side to move: a full-window alpha-beta
+    search of `leaf_depth` plies and its quiescence search (depth 0: the quiescence search).
+
+    The search runs on the tree's own board and stacks at the leaf's ply, so repetitions
+    with the path count, the null move sees the move before it, and the table it shares
+    with every other leaf of this search (and the next) orders its moves.  A mate it finds
+    is a near-certain result (1 or 0), left to the solver to prove with its distance.
+    """
+    cdef SearchState* qs = s.qs
+    cdef TTEntry entry
+    cdef int score
+    if s.leaf_depth <= 0:
+        score = quiescence(qs, -VALUE_INFINITE, VALUE_INFINITE, ply)
+    elif (tt_probe(qs.tt, qs.board.key, &entry) and entry.depth >= s.leaf_depth
+          and (entry.bound_age & 3) == BOUND_EXACT):
+        # A transposition searched as deep already (a full window stores exact scores); a
+        # PV node would not cut on it by itself.
+        score = score_from_tt(entry.score, ply)
+    else:
+        # Check extensions stop 2 * completed_depth + 8 plies from the root: measured from
+        # the leaf, as iterative deepening's depth-`leaf_depth` iteration would allow them.
+        qs.completed_depth = s.leaf_depth + ply // 2
+        score = negamax(qs, s.leaf_depth, -VALUE_INFINITE, VALUE_INFINITE, ply, False)
     if score >= MATE_IN_MAX_PLY:
         return 1.0
     if score <= -MATE_IN_MAX_PLY:
         return 0.0
-    return cp_to_probability(score)
+    return score_to_probability(score, s.value_model, board_material(&qs.board))
 
 
 cdef double playout_value(MCTSState* s, int ply) noexcept nogil:
@@ -394,8 +443,29 @@ cdef inline int expansion_order(const Board* b, Move m) noexcept nogil:
     return score
 
 
+cdef int sort_by_prior(MCTSState* s, MoveList* moves, double* priors) noexcept nogil:
+    """PUCT: compute the priors of moves.moves[:count] and sort the moves by them, best first
+    (stable), so that the first child tried is the likeliest and a PV of unvisited moves reads well."""
+    cdef int i, j, count = moves.count
+    cdef Move m
+    cdef double prior
+    move_priors(s.qs, moves.moves, count, s.prior_temperature, priors)
+    for i in range(1, count):
+        m = moves.moves[i]
+        prior = priors[i]
+        j = i - 1
+        while j >= 0 and priors[j] < prior:
+            moves.moves[j + 1] = moves.moves[j]
+            priors[j + 1] = priors[j]
+            j -= 1
+        moves.moves[j + 1] = m
+        priors[j + 1] = prior
+    return count
+
+
 cdef uint32_t expand(MCTSState* s, uint32_t node, const Move* allowed, int allowed_count) noexcept nogil:
-    """Give `node` a child for every legal move (only those in `allowed` if it is not NULL).
+    """Give `node` a child for every legal move (only those in `allowed` if it is not NULL),
+    with its prior under PUCT (under UCT all priors are equal and the order is the old one).
 
     Returns the first child, or NODE_NONE when the pool cannot hold them (the tree
     then stops growing) or there is no move.
@@ -403,7 +473,9 @@ cdef uint32_t expand(MCTSState* s, uint32_t node, const Move* allowed, int allow
     cdef Board* b = &s.qs.board
     cdef NodePool* p = s.pool
     cdef MoveList moves
+    cdef double priors[MAX_MOVES]
     cdef int i, j, count = 0, key
+    cdef uint32_t quantized
     cdef Move m
     cdef uint32_t first
     generate_legal(b, &moves)
@@ -427,18 +499,35 @@ cdef uint32_t expand(MCTSState* s, uint32_t node, const Move* allowed, int allow
         count += 1
     if count == 0:
         return NODE_NONE
+    moves.count = count
+    if s.selection == SELECT_PUCT:
+        sort_by_prior(s, &moves, priors)
     first = pool_alloc(p, count)
     if first == NODE_NONE:
         s.pool_full = True
         return NODE_NONE
     for i in range(count):
         init_node(&p.nodes[first + i], node, moves.moves[i])
+        if s.selection == SELECT_PUCT:
+            # Never 0: a move the prior rules out must still be reachable through FPU.
+            quantized = <uint32_t>(priors[i] * PRIOR_ONE + 0.5)
+            p.nodes[first + i].prior = <uint16_t>(1 if quantized < 1 else quantized)
+        else:
+            p.nodes[first + i].prior = <uint16_t>(PRIOR_ONE // count)
     p.nodes[node].first_child = first
     p.nodes[node].child_count = <uint16_t>count
     return first
 
 
 # ---------------------------------------------------------------- one iteration
+
+cdef inline void enter_child(MCTSState* s, int ply, Move m) noexcept nogil:
+    """Make a tree move, leaving the alpha-beta stacks as a search along the path would:
+    the move for the null-move rule and continuation history, no static evaluation."""
+    record_move(s.qs, ply, m)
+    s.qs.static_eval[ply] = VALUE_NONE
+    do_move(&s.qs.board, m)
+
 
 cdef int iterate(MCTSState* s) noexcept nogil:
     """Selection, expansion, simulation and backpropagation, once.
@@ -449,6 +538,7 @@ cdef int iterate(MCTSState* s) noexcept nogil:
     cdef Board* b = &s.qs.board
     cdef uint32_t node = s.root, child
     cdef int ply = 0, _undone
+    cdef uint64_t nodes_before = s.qs.nodes
     cdef double value
     cdef bint proven_now = False
     cdef Node* n
@@ -458,10 +548,13 @@ cdef int iterate(MCTSState* s) noexcept nogil:
         n = &p.nodes[node]
         if n.child_count == 0 or (n.proven != PROVEN_UNKNOWN and node != s.root):
             break
-        child = select_child(p, node, s.exploration, s.minimax_weight)
+        if s.selection == SELECT_PUCT:
+            child = select_child_puct(p, node, s.c_puct, s.fpu_reduction, s.minimax_weight)
+        else:
+            child = select_child(p, node, s.exploration, s.minimax_weight)
         if child == NODE_NONE:
             break
-        do_move(b, p.nodes[child].move)
+        enter_child(s, ply, p.nodes[child].move)
         ply += 1
         node = child
 
@@ -473,7 +566,7 @@ cdef int iterate(MCTSState* s) noexcept nogil:
             # Expansion on the second visit: leaves seen once cost no memory for children.
             child = expand(s, node, NULL, 0)
             if child != NODE_NONE:
-                do_move(b, p.nodes[child].move)
+                enter_child(s, ply, p.nodes[child].move)
                 ply += 1
                 node = child
                 n = &p.nodes[node]
@@ -485,7 +578,7 @@ cdef int iterate(MCTSState* s) noexcept nogil:
     elif s.leaf_mode == LEAF_PLAYOUT:
         value = 1.0 - playout_value(s, ply)
     else:
-        value = 1.0 - quiescence_value(s, ply)
+        value = 1.0 - searched_value(s, ply)
 
     for _undone in range(ply):
         undo_move(b)
@@ -497,6 +590,7 @@ cdef int iterate(MCTSState* s) noexcept nogil:
     if proven_now:
         propagate_proof(p, node, s.root)
     s.playouts += 1
+    s.nodes += 1 + (s.qs.nodes - nodes_before)
     s.depth_sum += ply
     if ply > s.seldepth:
         s.seldepth = ply
@@ -536,6 +630,8 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
     """
     cdef int64_t elapsed
     s.playouts = 0
+    s.nodes = 0
+    s.stop_reason = STOP_NONE
     s.depth_sum = 0
     s.seldepth = 0
     s.last_report_ms = 0
@@ -543,9 +639,12 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
     s.qs.nodes = 0
     while True:
         if load_flag(&s.signals.stop_requested):
+            s.stop_reason = STOP_SIGNAL
             break
         if s.pool.nodes[s.root].proven != PROVEN_UNKNOWN:
+            s.stop_reason = STOP_PROVEN
             break
+        s.stop_reason = STOP_LIMIT
         if s.playout_limit and s.playouts >= s.playout_limit:
             break
         if s.depth_limit and s.playouts > 0 and (s.depth_sum >= <uint64_t>s.depth_limit * s.playouts
@@ -559,12 +658,16 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
             break
         elapsed = elapsed_ms(s.signals)
         if soft_budget_spent(&s.time, s.signals):
+            s.stop_reason = STOP_TIME
             break
         if (s.playouts & 255) == 0 and may_stop_early(&s.time, s.signals) and settled(s, elapsed):
+            s.stop_reason = STOP_SETTLED
             break
+        s.stop_reason = STOP_NONE
         if elapsed - s.last_report_ms >= REPORT_INTERVAL_MS:
             s.last_report_ms = elapsed
             report_progress(s.reporter, REPORT_ITERATION, 0)
         if iterate(s) < 0:
+            s.stop_reason = STOP_SIGNAL
             break
     report_progress(s.reporter, REPORT_FINAL, 0)

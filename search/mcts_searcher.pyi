@@ -3,23 +3,48 @@
 from collections.abc import Callable
 from typing import Any
 
+from search.board.position import Position
 from search.searcher import Searcher
 
 LEAF_MODES: tuple[str, ...]
+SELECTIONS: tuple[str, ...]
+VALUE_MODELS: tuple[str, ...]
+STOP_REASONS: dict[int, str | None]
+MAX_LEAF_DEPTH: int
+BENCH_MODES: tuple[tuple[str, str, int], ...]
 MAX_REUSE_PLIES: int
 DEFAULT_EXPLORATION: float
 DEFAULT_PLAYOUT_CAP: int
 DEFAULT_MINIMAX_WEIGHT: float
+DEFAULT_SELECTION: str
+DEFAULT_C_PUCT: float
+DEFAULT_FPU_REDUCTION: float
+DEFAULT_PRIOR_TEMPERATURE: float
+DEFAULT_LEAF_DEPTH: int
+DEFAULT_VALUE_MODEL: str
 
 class MCTSSearcher(Searcher):
-    """UCT with an MCTS-Solver over a node pool sized from the Hash option."""
+    """PUCT (or UCT) with an MCTS-Solver over a node pool sized from the Hash option."""
 
     exploration: float
     minimax_weight: float
+    c_puct: float
+    fpu_reduction: float
+    prior_temperature: float
     playout_cap: int
     reuse_tree: bool
     leaf_mode: str
+    leaf_depth: int
+    selection: str
+    value_model: str
     seed: int
+
+    @property
+    def playouts(self) -> int: ...
+    @property
+    def stop_reason(self) -> str | None: ...
+    def priors(self, position: Position) -> dict[str, float]: ...
+    def store_tt_move(self, position: Position, move: str) -> None: ...
 
     @property
     def pool_capacity(self) -> int: ...
@@ -27,7 +52,11 @@ class MCTSSearcher(Searcher):
     def pool_used(self) -> int: ...
     def root_children(self) -> list[dict[str, Any]]: ...
 
-def bench(playouts: int = 20000, out: Callable[[str], None] = ...) -> dict[str, float]: ...
+def bench(playouts: int = 20000, out: Callable[[str], None] = ...,
+          positions: list[str] | None = None) -> dict[str, float]: ...
+def win_probability(cp: int, model: str, material: int) -> float: ...
+def score_of_probability(q: float, model: str, material: int) -> int: ...
+def puct(q: float, prior: float, parent_visits: int, child_visits: int, c_puct: float) -> float: ...
 def ucb(parent_visits: int, child_visits: int, value_sum: float, c: float) -> float: ...
 
 class HandTree:
@@ -39,6 +68,10 @@ class HandTree:
     def stats(self, node: int) -> tuple[int, float]: ...
     def parent(self, node: int) -> int | None: ...
     def select(self, node: int, c: float, minimax_weight: float = 0.0) -> int | None: ...
+    def select_puct(self, node: int, c_puct: float, fpu_reduction: float = 0.0,
+                    minimax_weight: float = 0.0) -> int | None: ...
+    def set_prior(self, node: int, prior: float) -> None: ...
+    def prior(self, node: int) -> float: ...
     def backpropagate(self, node: int, value: float) -> None: ...
     def minimax(self, node: int) -> float: ...
     def prove(self, node: int, result: str, mate_plies: int = 0) -> None: ...

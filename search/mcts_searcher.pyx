@@ -1,24 +1,33 @@
 """The Python face of the Monte Carlo tree searcher: ``MCTSSearcher``.
 
 The shape of a search, stop and ponderhit come from ``search.searcher.Searcher``, so
-the UCI loop drives it like the alpha-beta searcher; ``exploration``, ``leaf_mode`` and
-``seed`` are its own.  ``HandTree`` and ``ucb`` expose the pool to tests on hand-made
-trees; ``bench`` prints playouts per second in both leaf modes.
+the UCI loop drives it like the alpha-beta searcher; ``selection``, ``c_puct``,
+``fpu_reduction``, ``prior_temperature``, ``exploration``, ``leaf_mode``, ``leaf_depth``,
+``value_model``, ``minimax_weight`` and ``seed`` are its own (docs/mcts.md).  ``HandTree``,
+``ucb`` and ``puct`` expose the pool to tests on hand-made trees; ``bench`` prints playouts
+per second in each leaf mode.
 """
 
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy
-from search.board.types cimport Move, MATE
+from search.board.types cimport Move, MoveList, MATE
+from search.board.movegen cimport generate_legal
 from search.board.board cimport Board, move_to_uci, drop_old_history
-from search.tt cimport TranspositionTable, tt_resize, tt_free, tt_clear, tt_new_search
+from search.tt cimport TranspositionTable, tt_resize, tt_free, tt_clear, tt_new_search, tt_store, BOUND_LOWER
 from search.state cimport SearchState
 from search.mcts cimport (
     Node, NodePool, MCTSState, NODE_NONE, PROVEN_UNKNOWN, PROVEN_WIN, PROVEN_LOSS, PROVEN_DRAW,
-    LEAF_EVAL, LEAF_PLAYOUT, pool_allocate, pool_free, pool_new_root, pool_alloc, pool_keep_subtree,
-    ucb_score, select_child, backpropagate, backup_minimax, propagate_proof, best_child, expand,
-    mcts_search, probability_to_cp,
+    LEAF_EVAL, LEAF_PLAYOUT, SELECT_PUCT, SELECT_UCT, PRIOR_ONE,
+    STOP_NONE, STOP_SIGNAL, STOP_PROVEN, STOP_LIMIT, STOP_TIME, STOP_SETTLED,
+    pool_allocate, pool_free, pool_new_root, pool_alloc, pool_keep_subtree,
+    ucb_score, puct_score, select_child, select_child_puct, backpropagate, backup_minimax, propagate_proof,
+    best_child, expand, mcts_search,
 )
+from search.mcts_value cimport (
+    VALUE_MODEL_LOGISTIC, VALUE_MODEL_WDL, board_material, probability_to_score, score_to_probability,
+)
+from search.mcts_priors cimport move_priors
 from search.board.position cimport Position
 from search.timeman cimport TimeBudget
 from search.searcher cimport Searcher
@@ -32,29 +41,42 @@ from search.limits import MAX_MULTIPV, SearchLimits
 from search.searcher import uci_score
 
 LEAF_MODES = ("eval", "playout")
+SELECTIONS = ("puct", "uct")
+VALUE_MODELS = ("logistic", "wdl")
+STOP_REASONS = {STOP_NONE: None, STOP_SIGNAL: "stop", STOP_PROVEN: "proven", STOP_LIMIT: "limit",
+                STOP_TIME: "time", STOP_SETTLED: "settled"}
+MAX_LEAF_DEPTH = 8
 # How far back in the game the previous root may lie for its subtree to be kept.
 MAX_REUSE_PLIES = 8
 DEFAULT_EXPLORATION = 0.05    # tuned in self-play: 1.41 < 0.5 < 0.2 < 0.1 ~ 0.02 < 0.05 (values in [0, 1])
 DEFAULT_PLAYOUT_CAP = 40
 DEFAULT_MINIMAX_WEIGHT = 0.0
+# PUCT and the searched leaves: first guesses, to be settled by games (docs/mcts.md).
+DEFAULT_SELECTION = "puct"
+DEFAULT_C_PUCT = 0.35           # values in [0, 1]: AlphaZero's 1.25 on [-1, 1] would be 0.63, our priors are weaker
+DEFAULT_FPU_REDUCTION = 0.1
+DEFAULT_PRIOR_TEMPERATURE = 1.0
+DEFAULT_LEAF_DEPTH = 2
+DEFAULT_VALUE_MODEL = "wdl"
 
 _PROVEN_NAMES = {PROVEN_UNKNOWN: None, PROVEN_WIN: "win", PROVEN_LOSS: "loss", PROVEN_DRAW: "draw"}
 _PROVEN_CODES = {"win": PROVEN_WIN, "loss": PROVEN_LOSS, "draw": PROVEN_DRAW}
 
 
-cdef int node_value(const Node* n):
-    """The internal score of a root child for the side to move: mate scores, or centipawns."""
+cdef int node_value(const Node* n, int model, int material):
+    """The internal score of a root child for the side to move: mate scores, or centipawns
+    (the mean value read back through the curve the leaves were valued with)."""
     if n.proven == PROVEN_WIN:
         return MATE - (n.mate_plies + 1)
     if n.proven == PROVEN_LOSS:
         return -(MATE - (n.mate_plies + 1))
     if n.proven == PROVEN_DRAW or n.visits == 0:
         return 0
-    return probability_to_cp(n.value_sum / n.visits)
+    return probability_to_score(n.value_sum / n.visits, model, material)
 
 
 cdef class MCTSSearcher(Searcher):
-    """UCT with an MCTS-Solver over a node pool sized from the Hash option."""
+    """PUCT (or UCT) with an MCTS-Solver over a node pool sized from the Hash option."""
 
     cdef MCTSState* state
     cdef SearchState* qs
@@ -62,9 +84,16 @@ cdef class MCTSSearcher(Searcher):
     cdef TranspositionTable tt
     cdef public double exploration
     cdef public double minimax_weight
+    cdef public double c_puct
+    cdef public double fpu_reduction
+    cdef public double prior_temperature
     cdef public int playout_cap
     cdef public bint reuse_tree
     cdef int leaf_code
+    cdef int leaf_depth_value
+    cdef int selection_code
+    cdef int value_model_code
+    cdef int root_material
     cdef int64_t seed_value
     cdef bint full_reported
     cdef bint tree_valid
@@ -86,14 +115,32 @@ cdef class MCTSSearcher(Searcher):
     def __init__(self, hash_mb: int = 16) -> None:
         self.exploration = DEFAULT_EXPLORATION
         self.minimax_weight = DEFAULT_MINIMAX_WEIGHT
+        self.c_puct = DEFAULT_C_PUCT
+        self.fpu_reduction = DEFAULT_FPU_REDUCTION
+        self.prior_temperature = DEFAULT_PRIOR_TEMPERATURE
         self.playout_cap = DEFAULT_PLAYOUT_CAP
         self.reuse_tree = True
         self.leaf_code = LEAF_EVAL
+        self.leaf_depth = DEFAULT_LEAF_DEPTH
+        self.selection = DEFAULT_SELECTION
+        self.value_model = DEFAULT_VALUE_MODEL
         self.seed_value = 0
-        # The quiescence search at the leaves runs with everything on, as in alpha-beta.
+        # The leaves' alpha-beta and quiescence searches run with every technique on, as the
+        # alpha-beta searcher's defaults have them (its parameters come from _load_params).
         self.qs.config.tt_cutoffs = True
+        self.qs.config.null_move = True
+        self.qs.config.late_move_reductions = True
+        self.qs.config.internal_reduction = True
+        self.qs.config.reverse_futility = True
+        self.qs.config.futility = True
+        self.qs.config.late_move_pruning = True
+        self.qs.config.see_pruning = True
+        self.qs.config.check_extension = True
         self.qs.config.quiescence = True
-        self.qs.completed_depth = 1     # lets its stop check see only the stop flag
+        self.qs.config.continuation_history = True
+        self.qs.config.capture_history = True
+        self.qs.config.aspiration = False      # a leaf searches one full window, no iterations
+        self.qs.completed_depth = 1     # lets its stop check see only the stop flag and the hard limit
         Searcher.__init__(self, hash_mb)
 
     def __dealloc__(self):
@@ -115,6 +162,78 @@ cdef class MCTSSearcher(Searcher):
         self.leaf_code = LEAF_EVAL if name == "eval" else LEAF_PLAYOUT
 
     @property
+    def leaf_depth(self) -> int:
+        """Alpha-beta plies that value a new leaf in 'eval' mode (0: the quiescence search alone)."""
+        return self.leaf_depth_value
+
+    @leaf_depth.setter
+    def leaf_depth(self, value: int) -> None:
+        depth = int(value)
+        if not 0 <= depth <= MAX_LEAF_DEPTH:
+            raise ValueError(f"leaf_depth must be from 0 to {MAX_LEAF_DEPTH}, not {value!r}")
+        self.leaf_depth_value = depth
+
+    @property
+    def selection(self) -> str:
+        """'puct' (priors, first-play urgency) or 'uct' (UCB1, every child tried once first)."""
+        return SELECTIONS[self.selection_code]
+
+    @selection.setter
+    def selection(self, value: str) -> None:
+        name = str(value).strip().lower()
+        if name not in SELECTIONS:
+            raise ValueError(f"selection must be one of {', '.join(SELECTIONS)}, not {value!r}")
+        self.selection_code = SELECT_PUCT if name == "puct" else SELECT_UCT
+
+    @property
+    def value_model(self) -> str:
+        """How a leaf's score becomes a win probability: 'wdl' (the fitted model) or 'logistic' (400 cp)."""
+        return VALUE_MODELS[self.value_model_code]
+
+    @value_model.setter
+    def value_model(self, value: str) -> None:
+        name = str(value).strip().lower()
+        if name not in VALUE_MODELS:
+            raise ValueError(f"value_model must be one of {', '.join(VALUE_MODELS)}, not {value!r}")
+        self.value_model_code = VALUE_MODEL_WDL if name == "wdl" else VALUE_MODEL_LOGISTIC
+
+    @property
+    def playouts(self) -> int:
+        """Playouts of the last search (the `nodes` it reports add the leaves' alpha-beta nodes)."""
+        return self.state.playouts
+
+    @property
+    def stop_reason(self) -> Optional[str]:
+        """Why the last search ended: 'stop', 'proven', 'limit', 'time' or 'settled'."""
+        return STOP_REASONS[self.state.stop_reason]
+
+    def priors(self, position: Position) -> Dict[str, float]:
+        """The PUCT prior of every legal move in `position`, as an expansion would give them
+        (with this searcher's table and history, at its temperature)."""
+        cdef MoveList moves
+        cdef double values[256]
+        cdef int i
+        cdef Position root = position
+        memcpy(&self.qs.board, root.board, sizeof(Board))
+        self.qs.tt = &self.tt
+        generate_legal(&self.qs.board, &moves)
+        move_priors(self.qs, moves.moves, moves.count, max(1e-3, float(self.prior_temperature)), values)
+        return {move_to_uci(&self.qs.board, moves.moves[i]): values[i] for i in range(moves.count)}
+
+    def store_tt_move(self, position: Position, move: str) -> None:
+        """Put `move` in the table as the best move of `position` (for tests of the priors)."""
+        cdef MoveList moves
+        cdef int i
+        cdef Position root = position
+        memcpy(&self.qs.board, root.board, sizeof(Board))
+        generate_legal(&self.qs.board, &moves)
+        for i in range(moves.count):
+            if move_to_uci(&self.qs.board, moves.moves[i]) == move:
+                tt_store(&self.tt, self.qs.board.key, 1, 0, BOUND_LOWER, moves.moves[i], 0)
+                return
+        raise ValueError(f"{move!r} is not legal here")
+
+    @property
     def seed(self) -> int:
         """Seed of the random playouts; the same seed and a fresh tree repeat a search."""
         return self.seed_value
@@ -124,8 +243,12 @@ cdef class MCTSSearcher(Searcher):
         self.seed_value = int(value)
 
     cdef int _resize(self, int megabytes) except -1:
-        """The node pool takes 7/8 of the Hash, the leaves' quiescence table 1/8; clears the tree."""
-        tt_mb = max(1, megabytes // 8)
+        """The node pool takes 3/4 of the Hash, the table of the leaves' searches 1/4; clears the tree.
+
+        The Hash budget is split, not doubled, so that `Hash` still bounds the memory.  A
+        searched leaf visits tens to hundreds of alpha-beta nodes for each tree node, so
+        the table gets a larger share than the quiescence leaves needed (1/8 before)."""
+        tt_mb = max(1, megabytes // 4)
         pool_bytes = max(1 << 20, (megabytes << 20) - (tt_mb << 20))
         if pool_allocate(&self.pool, pool_bytes) != 0 or tt_resize(&self.tt, tt_mb) != 0:
             raise MemoryError(f"cannot allocate a {megabytes} MB node pool")
@@ -210,18 +333,26 @@ cdef class MCTSSearcher(Searcher):
         s.pool = &self.pool
         s.exploration = max(0.0, float(self.exploration))
         s.minimax_weight = max(0.0, min(1.0, float(self.minimax_weight)))
+        s.selection = self.selection_code
+        s.c_puct = max(0.0, float(self.c_puct))
+        s.fpu_reduction = max(0.0, min(1.0, float(self.fpu_reduction)))
+        s.prior_temperature = max(1e-3, float(self.prior_temperature))
         s.leaf_mode = self.leaf_code
+        s.leaf_depth = self.leaf_depth_value
+        s.value_model = self.value_model_code
         s.playout_cap = max(0, min(int(self.playout_cap), 400))
         s.rng = <uint64_t>self.seed_value
         s.reporter = <void*>self
+        qs.tt = &self.tt
+        self.root_material = board_material(&qs.board)
         s.root = self._prepare_tree(allowed)
         self.tree_valid = False         # until this search leaves a consistent tree
         self.root_key = qs.board.key
         self.root_filtered = bool(allowed)
         self.full_reported = False
-        qs.tt = &self.tt
         tt_new_search(&self.tt)
         s.time = budget
+        qs.time = budget        # a leaf's search stops at the hard limit too
         s.playout_limit, s.depth_limit, s.mate_limit = limits.fixed_limits()
         return 0
 
@@ -232,9 +363,9 @@ cdef class MCTSSearcher(Searcher):
         cdef uint32_t best = best_child(&self.pool, self.state.root)
         self.tree_valid = True
         pv = self._pv_from(best)
-        value = node_value(&self.pool.nodes[best])
+        value = node_value(&self.pool.nodes[best], self.value_model_code, self.root_material)
         return SearchResult(pv[0], pv[1] if len(pv) > 1 else None, uci_score(value),
-                            self._average_depth(), self.state.playouts, pv, value)
+                            self._average_depth(), self.state.nodes, pv, value)
 
     # ------------------------------------------------------------ results and reports
 
@@ -290,8 +421,8 @@ cdef class MCTSSearcher(Searcher):
         ranked = self._ranked_root_children()
         for line in range(min(max(1, min(self.multipv, MAX_MULTIPV)), len(ranked))):
             child = ranked[line]
-            self._emit(self._pv_line(depth, s.seldepth, line + 1, node_value(&self.pool.nodes[child]), None,
-                                     s.playouts, self._pv_from(child)))
+            value = node_value(&self.pool.nodes[child], self.value_model_code, self.root_material)
+            self._emit(self._pv_line(depth, s.seldepth, line + 1, value, None, s.nodes, self._pv_from(child)))
 
     # ------------------------------------------------------------ inspection
 
@@ -307,40 +438,66 @@ cdef class MCTSSearcher(Searcher):
             c = &self.pool.nodes[root.first_child + i]
             out.append({"move": move_to_uci(&self.qs.board, c.move), "visits": c.visits,
                         "value": c.value_sum / c.visits if c.visits else None,
+                        "prior": c.prior / <double>PRIOR_ONE,
                         "proven": _PROVEN_NAMES[c.proven], "mate_plies": c.mate_plies})
         return out
 
 
 # ---------------------------------------------------------------- speed
 
-def bench(playouts: int = 20000, out: Callable[[str], None] = print) -> Dict[str, float]:
-    """Playouts per second in each leaf mode over the bench positions, `playouts` each.
+BENCH_MODES = (("eval-d0", "eval", 0), ("eval-d1", "eval", 1), ("eval-d2", "eval", 2), ("playout", "playout", 0))
+
+
+def bench(playouts: int = 20000, out: Callable[[str], None] = print,
+          positions: Optional[List[str]] = None) -> Dict[str, float]:
+    """Playouts per second in each leaf mode (eval at leaf depths 0, 1, 2, and random playouts)
+    over the bench positions, `playouts` each, with the default PUCT selection.
 
     Prints wall-clock and process-CPU rates (the CPU rate is the fair one on a shared
-    machine); returns the CPU rates by mode.  ``python -c "from search.mcts_searcher import bench; bench()"``
+    machine) and nodes (playouts plus the leaves' alpha-beta nodes) per CPU second; returns
+    the CPU playout rates by mode.  ``python -c "from search.mcts_searcher import bench; bench()"``
     """
     import time
     from search.bench import BENCH_POSITIONS
 
     rates = {}
-    for mode in LEAF_MODES:
+    for name, mode, depth in BENCH_MODES:
         searcher = MCTSSearcher(hash_mb=256)
         searcher.leaf_mode = mode
+        searcher.leaf_depth = depth
         searcher.seed = 1
-        total, wall, cpu = 0, 0.0, 0.0
-        for fen in BENCH_POSITIONS:
+        total, nodes, wall, cpu = 0, 0, 0.0, 0.0
+        for fen in positions if positions is not None else BENCH_POSITIONS:
             searcher.clear()
             wall_start, cpu_start = time.perf_counter(), time.process_time()
-            total += searcher.search(Position(fen), SearchLimits(nodes=playouts)).nodes
+            nodes += searcher.search(Position(fen), SearchLimits(nodes=playouts)).nodes
             wall += time.perf_counter() - wall_start
             cpu += time.process_time() - cpu_start
-        rates[mode] = total / max(cpu, 1e-9)
-        out(f"{mode:8s} playouts {total:8d}  wall {wall:6.2f} s {total / max(wall, 1e-9):9.0f}/s"
-            f"  cpu {cpu:6.2f} s {rates[mode]:9.0f}/s")
+            total += searcher.playouts
+        rates[name] = total / max(cpu, 1e-9)
+        out(f"{name:8s} playouts {total:8d}  wall {wall:6.2f} s {total / max(wall, 1e-9):9.0f}/s"
+            f"  cpu {cpu:6.2f} s {rates[name]:9.0f}/s  nodes {nodes / max(cpu, 1e-9):9.0f}/s")
     return rates
 
 
 # ---------------------------------------------------------------- test hooks
+
+def puct(q: float, prior: float, parent_visits: int, child_visits: int, c_puct: float) -> float:
+    """PUCT of a child with value `q`, as selection computes it."""
+    return puct_score(q, prior, math.sqrt(parent_visits), child_visits, c_puct)
+
+
+def win_probability(cp: int, model: str, material: int) -> float:
+    """A leaf score as the expected result the tree backs up ('wdl' or 'logistic')."""
+    if model not in VALUE_MODELS:
+        raise ValueError(f"model must be one of {', '.join(VALUE_MODELS)}, not {model!r}")
+    return score_to_probability(cp, VALUE_MODEL_WDL if model == "wdl" else VALUE_MODEL_LOGISTIC, material)
+
+
+def score_of_probability(q: float, model: str, material: int) -> int:
+    """The inverse of win_probability, as reports use it."""
+    return probability_to_score(q, VALUE_MODEL_WDL if model == "wdl" else VALUE_MODEL_LOGISTIC, material)
+
 
 def ucb(parent_visits: int, child_visits: int, value_sum: float, c: float) -> float:
     """UCB1 of a child, as selection computes it (inf for an unvisited child)."""
@@ -383,6 +540,7 @@ cdef class HandTree:
             self.pool.nodes[first + i].parent = p
             self.pool.nodes[first + i].first_child = NODE_NONE
             self.pool.nodes[first + i].minimax = 0.5
+            self.pool.nodes[first + i].prior = <uint32_t>(PRIOR_ONE // count)
             self.pool.nodes[first + i].move = <Move>(i + 1)
         self.pool.nodes[p].first_child = first
         self.pool.nodes[p].child_count = count
@@ -392,6 +550,14 @@ cdef class HandTree:
         self._check(node)
         self.pool.nodes[node].visits = visits
         self.pool.nodes[node].value_sum = value_sum
+
+    def set_prior(self, node: int, prior: float) -> None:
+        """The node's prior, stored as selection reads it (in 1/65535ths, at least 1)."""
+        self._check(node)
+        self.pool.nodes[node].prior = max(1, min(PRIOR_ONE, int(round(prior * PRIOR_ONE))))
+
+    def prior(self, node: int) -> float:
+        return self.pool.nodes[self._check(node)].prior / <double>PRIOR_ONE
 
     def stats(self, node: int) -> Tuple[int, float]:
         self._check(node)
@@ -404,6 +570,13 @@ cdef class HandTree:
     def select(self, node: int, c: float, minimax_weight: float = 0.0) -> Optional[int]:
         """The child UCB1 selection picks, None if none can be picked."""
         cdef uint32_t chosen = select_child(&self.pool, self._check(node), c, minimax_weight)
+        return None if chosen == NODE_NONE else chosen
+
+    def select_puct(self, node: int, c_puct: float, fpu_reduction: float = 0.0,
+                    minimax_weight: float = 0.0) -> Optional[int]:
+        """The child PUCT selection picks, None if none can be picked."""
+        cdef uint32_t chosen = select_child_puct(&self.pool, self._check(node), c_puct, fpu_reduction,
+                                                 minimax_weight)
         return None if chosen == NODE_NONE else chosen
 
     def backpropagate(self, node: int, value: float) -> None:

@@ -211,5 +211,19 @@ def build_options(search_modes: tuple[str, ...] = ("AlphaBeta",), mcts_explorati
             Option("MCTS Leaf", "combo", "eval", vars=("eval", "playout"), apply=_setter("leaf_mode"),
                    modes=("MCTS",)),
             Option("MCTS Seed", "spin", 0, 0, 2**31 - 1, apply=_setter("seed"), modes=("MCTS",)),
+            # PUCT and the searched leaves (docs/mcts.md); real values again in thousandths or hundredths.
+            # (No option name may hold the word "value": setoption splits on it.)
+            Option("MCTS Selection", "combo", "puct", vars=("puct", "uct"), apply=_setter("selection"),
+                   modes=("MCTS",)),
+            Option("MCTS CPuct", "spin", 350, 0, 10000, apply=_setter("c_puct", 1000.0), modes=("MCTS",)),
+            Option("MCTS FPU Reduction", "spin", 100, 0, 1000, apply=_setter("fpu_reduction", 1000.0),
+                   modes=("MCTS",)),
+            Option("MCTS Prior Temperature", "spin", 100, 1, 10000, apply=_setter("prior_temperature", 100.0),
+                   modes=("MCTS",)),
+            Option("MCTS Leaf Depth", "spin", 2, 0, 8, apply=_setter("leaf_depth"), modes=("MCTS",)),
+            Option("MCTS Score Curve", "combo", "wdl", vars=("wdl", "logistic"), apply=_setter("value_model"),
+                   modes=("MCTS",)),
+            Option("MCTS Minimax Weight", "spin", 0, 0, 1000, apply=_setter("minimax_weight", 1000.0),
+                   modes=("MCTS",)),
         ]
     return OptionTable(options)

@@ -1,0 +1,304 @@
+"""The strong MCTS: move priors, PUCT with first-play urgency, leaves valued by a short
+alpha-beta search, the value model, the early stop and their UCI options (docs/mcts.md)."""
+
+from __future__ import annotations
+
+import io
+import math
+
+import chess
+import pytest
+
+from search.board import Position
+from search.limits import SearchLimits
+from search.mcts_searcher import (
+    DEFAULT_C_PUCT,
+    DEFAULT_FPU_REDUCTION,
+    DEFAULT_LEAF_DEPTH,
+    DEFAULT_PRIOR_TEMPERATURE,
+    DEFAULT_SELECTION,
+    DEFAULT_VALUE_MODEL,
+    HandTree,
+    MCTSSearcher,
+    puct,
+    score_of_probability,
+    win_probability,
+)
+from uci_engine import wdl
+from uci_engine.output import Output
+from uci_engine.protocol import UciEngine
+
+HANGING_QUEEN = "rnb1kbnr/pppp1ppp/8/4p1q1/3P4/2N5/PPP1PPPP/R1BQKBNR w KQkq - 0 3"   # Bxg5
+# Two rooks and a king against a king: the mate in 2 starts with a quiet king move, which a
+# quiescence leaf cannot see; a two-ply search at the leaf sees the mate behind it at once.
+QUIET_MATE_IN_2 = "4k3/R7/7K/8/7R/8/8/8 w - - 0 1"
+# Bb5 pins the queen to the king (a4 guards the bishop): a quiet move that wins the queen for a
+# bishop, the only move that does not leave White a queen down.
+PIN_WINS_THE_QUEEN = "4k2r/1p1q1ppp/8/8/P7/3B4/5PPP/R5K1 w - - 0 1"
+
+
+def searcher(leaf_depth: int = DEFAULT_LEAF_DEPTH, **settings: object) -> MCTSSearcher:
+    s = MCTSSearcher()
+    s.leaf_depth = leaf_depth
+    for name, value in settings.items():
+        setattr(s, name, value)
+    return s
+
+
+# ---------------------------------------------------------------- priors
+
+def test_priors_sum_to_one_and_put_the_winning_capture_first() -> None:
+    priors = searcher().priors(Position(HANGING_QUEEN))
+    assert set(priors) == {m.uci() for m in chess.Board(HANGING_QUEEN).legal_moves}
+    assert sum(priors.values()) == pytest.approx(1.0)
+    ranked = sorted(priors, key=priors.__getitem__, reverse=True)
+    assert ranked[0] == "c1g5"
+    assert priors["c1g5"] > 10 * max(priors[m] for m in ("g1f3", "a2a3", "e2e4"))
+
+
+def test_the_table_move_ranks_above_the_other_quiet_moves() -> None:
+    s = searcher()
+    start = Position()
+    before = s.priors(start)
+    assert max(before.values()) < 0.2          # nothing is known: the priors are flat
+    s.store_tt_move(start, "b1a3")
+    after = s.priors(start)
+    assert max(after, key=after.__getitem__) == "b1a3"
+    assert after["b1a3"] > 5 * after["g1f3"]
+    assert sum(after.values()) == pytest.approx(1.0)
+
+
+def test_a_high_temperature_flattens_the_priors() -> None:
+    sharp = searcher(prior_temperature=0.5).priors(Position(HANGING_QUEEN))
+    flat = searcher(prior_temperature=20.0).priors(Position(HANGING_QUEEN))
+    assert sharp["c1g5"] > flat["c1g5"]
+    assert max(flat.values()) - min(flat.values()) < 0.02
+    assert sum(flat.values()) == pytest.approx(1.0)
+
+
+def test_searched_nodes_store_their_priors() -> None:
+    s = searcher()
+    s.search(Position(HANGING_QUEEN), SearchLimits(nodes=50))
+    children = s.root_children()
+    assert sum(c["prior"] for c in children) == pytest.approx(1.0, abs=1e-3)
+    assert max(children, key=lambda c: c["prior"])["move"] == "c1g5"
+    uct = searcher(selection="uct")
+    uct.search(Position(HANGING_QUEEN), SearchLimits(nodes=50))
+    assert len({c["prior"] for c in uct.root_children()}) == 1    # UCT: uniform
+
+
+# ---------------------------------------------------------------- PUCT and FPU on hand-made trees
+
+def test_puct_formula() -> None:
+    assert puct(0.5, 0.2, 100, 4, 1.5) == pytest.approx(0.5 + 1.5 * 0.2 * 10 / 5)
+    assert puct(0.5, 0.2, 100, 4, 0.0) == pytest.approx(0.5)
+
+
+def test_puct_tries_the_unvisited_high_prior_child_first() -> None:
+    tree = HandTree()
+    low, high, middle = tree.add_children(0, 3)
+    tree.set_prior(low, 0.1)
+    tree.set_prior(high, 0.7)
+    tree.set_prior(middle, 0.2)
+    tree.set_stats(0, 1, 0.5)
+    assert tree.select_puct(0, 1.0, 0.0) == high
+    tree.backpropagate(high, 0.5)
+    # high visited once: 0.5 + 0.7 * sqrt(2) / 2 = 0.995 beats middle's 0.5 + 0.2 * sqrt(2) = 0.783.
+    assert tree.select_puct(0, 1.0, 0.0) == high
+    # Unlike UCB1, which takes every unvisited child before any twice, in generation order.
+    assert tree.select(0, 1.0) == low
+
+
+def test_first_play_urgency() -> None:
+    tree = HandTree()
+    a, b = tree.add_children(0, 2)
+    tree.set_prior(a, 0.5)
+    tree.set_prior(b, 0.5)
+    # The parent's mean for its own mover is 0.4, so 0.6 for the side choosing here.
+    tree.set_stats(0, 10, 4.0)
+    tree.set_stats(a, 9, 9 * 0.55)              # a little below the parent's mean
+    # b is unvisited: valued 0.6 - reduction.  No reduction: 0.6 + 0.5 * sqrt(10) * 0.1 > a's
+    # 0.55 + 0.5 * sqrt(10) * 0.1 / 10; a reduction of 0.3 sends the search back to a.
+    assert tree.select_puct(0, 0.1, 0.0) == b
+    assert tree.select_puct(0, 0.1, 0.3) == a
+    # A large constant outweighs the doubt: the unvisited child gets its try.
+    assert tree.select_puct(0, 5.0, 0.3) == b
+
+
+def test_puct_never_picks_a_proven_loss_and_takes_a_proven_win() -> None:
+    tree = HandTree()
+    a, b, c = tree.add_children(0, 3)
+    for node, prior in ((a, 0.8), (b, 0.1), (c, 0.1)):
+        tree.set_prior(node, prior)
+    tree.set_stats(0, 5, 2.5)
+    tree.prove(a, "loss", 2)
+    assert tree.select_puct(0, 1.0, 0.0) in (b, c)
+    tree.set_stats(b, 3, 1.5)
+    tree.prove(c, "win", 0)
+    assert tree.select_puct(0, 1.0, 0.0) == c
+    assert tree.proven(0) == ("loss", 1)
+
+
+# ---------------------------------------------------------------- searched leaves
+
+def test_a_searched_leaf_finds_the_quiet_mate_in_two_at_few_playouts() -> None:
+    s = searcher(2)
+    result = s.search(Position(QUIET_MATE_IN_2), SearchLimits(nodes=300))
+    assert result.score == ("mate", 2)
+    assert s.stop_reason == "proven" and s.playouts < 300
+    board = chess.Board(QUIET_MATE_IN_2)
+    board.push_uci(result.best_move)
+    assert all(any(child.is_checkmate() for child in _after(board, reply)) for reply in list(board.legal_moves))
+    # The quiescence leaf sees no mate behind a quiet move: at the same count it has none.
+    shallow = searcher(0).search(Position(QUIET_MATE_IN_2), SearchLimits(nodes=300))
+    assert shallow.score[0] == "cp"
+
+
+def _after(board: chess.Board, reply: chess.Move) -> list[chess.Board]:
+    """The positions after `reply` and each answer to it."""
+    after = board.copy()
+    after.push(reply)
+    out = []
+    for answer in list(after.legal_moves):
+        child = after.copy()
+        child.push(answer)
+        out.append(child)
+    return out
+
+
+def test_a_searched_leaf_wins_the_pinned_queen_at_few_playouts() -> None:
+    deep = searcher(2).search(Position(PIN_WINS_THE_QUEEN), SearchLimits(nodes=320))
+    assert deep.best_move == "d3b5"
+    # The quiescence leaf needs thousands of playouts here (quiet moves have small priors and
+    # their refutation is two plies below the move).
+    shallow = searcher(0).search(Position(PIN_WINS_THE_QUEEN), SearchLimits(nodes=320))
+    assert shallow.best_move != "d3b5"
+
+
+@pytest.mark.parametrize("depth", [0, 1, 2, 3])
+def test_every_leaf_depth_takes_the_hanging_queen(depth: int) -> None:
+    result = searcher(depth).search(Position(HANGING_QUEEN), SearchLimits(nodes=400))
+    assert result.best_move == "c1g5"
+
+
+def test_reported_nodes_count_the_leaves_alpha_beta_nodes() -> None:
+    per_playout = {}
+    for depth in (0, 2):
+        s = searcher(depth)
+        result = s.search(Position(HANGING_QUEEN), SearchLimits(nodes=300))
+        assert s.playouts == 300
+        per_playout[depth] = result.nodes / s.playouts
+    assert per_playout[0] > 1.0
+    assert per_playout[2] > 2 * per_playout[0]
+
+
+def test_uct_selection_still_plays() -> None:
+    s = searcher(2, selection="uct")
+    assert s.search(Position(HANGING_QUEEN), SearchLimits(nodes=500)).best_move == "c1g5"
+    assert s.search(Position(QUIET_MATE_IN_2), SearchLimits(nodes=3000)).score == ("mate", 2)
+
+
+def test_bad_settings_are_refused() -> None:
+    s = MCTSSearcher()
+    for name, value in (("leaf_depth", 9), ("leaf_depth", -1), ("selection", "ucb"), ("value_model", "elo")):
+        with pytest.raises(ValueError):
+            setattr(s, name, value)
+    s.selection = " UCT "
+    s.value_model = "Logistic"
+    assert (s.selection, s.value_model) == ("uct", "logistic")
+
+
+# ---------------------------------------------------------------- the value model
+
+def test_the_value_model_is_the_fitted_wdl_models_expected_score() -> None:
+    for material in (10, 30, 58, 78, 90):
+        for cp in (-800, -150, 0, 35, 100, 400):
+            win, draw, _ = wdl.wdl_probabilities(cp, material)
+            assert win_probability(cp, "wdl", material) == pytest.approx(win + draw / 2, abs=1e-9)
+    assert win_probability(0, "logistic", 50) == pytest.approx(0.5)
+    assert win_probability(400, "logistic", 50) == pytest.approx(10 / 11)
+    # Steeper than the Elo curve with all the pieces on, flatter in an endgame.
+    assert win_probability(100, "wdl", 78) > win_probability(100, "logistic", 78) > win_probability(100, "wdl", 20)
+
+
+def test_reports_read_the_value_back_through_the_same_curve() -> None:
+    for model in ("wdl", "logistic"):
+        for cp in (-600, -120, 0, 45, 300):
+            assert abs(score_of_probability(win_probability(cp, model, 60), model, 60) - cp) <= 1
+    assert score_of_probability(1.0, "wdl", 60) == 9999
+
+
+def test_a_mate_found_in_a_leaf_is_near_certain() -> None:
+    # Ra8 is mate at once: the leaf's search needs no tree to value the position before it.
+    s = searcher(1)
+    result = s.search(Position("6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"), SearchLimits(nodes=2))
+    assert result.best_move == "a1a8"
+
+
+# ---------------------------------------------------------------- the stop rule
+
+def test_one_winning_capture_stops_before_its_time() -> None:
+    s = searcher(0)
+    result = s.search(Position(HANGING_QUEEN), SearchLimits(wtime=120000, btime=120000))
+    assert result.best_move == "c1g5"
+    assert s.stop_reason == "settled"
+
+
+def test_movetime_is_used_to_the_end() -> None:
+    s = searcher(0)
+    s.search(Position(HANGING_QUEEN), SearchLimits(movetime=300))
+    assert s.stop_reason == "time"
+
+
+# ---------------------------------------------------------------- UCI options
+
+def uci_session() -> tuple[UciEngine, io.BytesIO]:
+    buffer = io.BytesIO()
+    return UciEngine(Output(buffer)), buffer
+
+
+def send(engine: UciEngine, buffer: io.BytesIO, line: str) -> list[str]:
+    start = len(buffer.getvalue())
+    assert engine.handle(line)
+    return buffer.getvalue()[start:].decode().splitlines()
+
+
+def test_mcts_options_defaults_match_the_searcher() -> None:
+    engine, _ = uci_session()
+    options = engine.options
+    assert options.value("MCTS Selection") == DEFAULT_SELECTION
+    assert options.value("MCTS CPuct") == round(DEFAULT_C_PUCT * 1000)
+    assert options.value("MCTS FPU Reduction") == round(DEFAULT_FPU_REDUCTION * 1000)
+    assert options.value("MCTS Prior Temperature") == round(DEFAULT_PRIOR_TEMPERATURE * 100)
+    assert options.value("MCTS Leaf Depth") == DEFAULT_LEAF_DEPTH
+    assert options.value("MCTS Score Curve") == DEFAULT_VALUE_MODEL
+    assert options.value("MCTS Minimax Weight") == 0
+
+
+def test_mcts_options_reach_the_searcher_and_bad_values_get_an_info_string() -> None:
+    engine, buffer = uci_session()
+    for line in ("setoption name SearchMode value MCTS", "setoption name MCTS Selection value UCT",
+                 "setoption name MCTS CPuct value 1250", "setoption name MCTS FPU Reduction value 40",
+                 "setoption name MCTS Prior Temperature value 250", "setoption name MCTS Leaf Depth value 3",
+                 "setoption name MCTS Score Curve value logistic", "setoption name MCTS Minimax Weight value 300"):
+        assert send(engine, buffer, line) == [], line
+    bad = {
+        "setoption name MCTS Leaf Depth value 9": "option MCTS Leaf Depth must be from 0 to 8, not 9",
+        "setoption name MCTS CPuct value -1": "option MCTS CPuct must be from 0 to 10000, not -1",
+        "setoption name MCTS Prior Temperature value 0": "option MCTS Prior Temperature must be from 1 to 10000, not 0",
+        "setoption name MCTS FPU Reduction value lots":
+            "option MCTS FPU Reduction takes an integer from 0 to 1000, not 'lots'",
+        "setoption name MCTS Selection value ucb": "option MCTS Selection takes one of puct, uct, not 'ucb'",
+        "setoption name MCTS Score Curve value elo": "option MCTS Score Curve takes one of wdl, logistic, not 'elo'",
+    }
+    for line, reason in bad.items():
+        assert send(engine, buffer, line) == [f"info string {reason}"], line
+    send(engine, buffer, "position startpos")
+    send(engine, buffer, "go nodes 200")
+    assert engine._job is not None and engine._job.wait(60)
+    mcts = engine._searchers["MCTS"]
+    assert (mcts.selection, mcts.leaf_depth, mcts.value_model) == ("uct", 3, "logistic")
+    assert (mcts.c_puct, mcts.fpu_reduction, mcts.prior_temperature, mcts.minimax_weight) == \
+        (pytest.approx(1.25), pytest.approx(0.04), pytest.approx(2.5), pytest.approx(0.3))
+    assert buffer.getvalue().decode().splitlines()[-1].startswith("bestmove ")
+    assert not math.isnan(mcts.c_puct)
