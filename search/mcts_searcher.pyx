@@ -137,8 +137,9 @@ cdef class MCTSSearcher(Searcher):
         self.qs.config.see_pruning = True
         self.qs.config.check_extension = True
         self.qs.config.quiescence = True
-        self.qs.config.continuation_history = True
-        self.qs.config.capture_history = True
+        # Candidates stay as in AlphaBetaSearcher's defaults: off until an SPRT adopts them.
+        self.qs.config.continuation_history = False
+        self.qs.config.capture_history = False
         self.qs.config.aspiration = False      # a leaf searches one full window, no iterations
         self.qs.completed_depth = 1     # lets its stop check see only the stop flag and the hard limit
         Searcher.__init__(self, hash_mb)
