@@ -12,7 +12,7 @@ from setuptools import Extension, setup
 HERE = os.path.dirname(os.path.abspath(__file__))
 # Bottom layer first: the game model, the evaluation, the searchers.
 CORE_PACKAGES = ("search.board", "eval", "search")
-# The portable C headers (bitops.h, clock.h) sit in the bottom layer, for every module.
+# The portable C headers (bitops.h, clock.h, atomics.h) sit in the bottom layer, for every module.
 HEADER_DIRS = [os.path.join(HERE, "search", "board")]
 
 

@@ -8,6 +8,13 @@
 # Selection is PUCT (a prior per move from the move-ordering knowledge, see mcts_priors.pxd)
 # or the textbook UCB1; a new leaf is valued by a short alpha-beta search (depth 0: the
 # quiescence search) or by a random playout.  docs/mcts.md has the design and its figures.
+#
+# Several threads may grow one tree at once (Threads > 1), each with its own MCTSState and
+# board, without the GIL and without locks: the fields they share are changed through the
+# atomics of atomics.h.  A thread walking down counts as VIRTUAL_LOSS lost visits on every
+# node of its path until its backup, so the others spread out; a node's `stage` is claimed
+# by compare-and-swap, so that one thread checks a new node for the end of the game, one
+# expands it, and nobody reads children before they are published.  docs/mcts.md, "Threads".
 
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int64_t
 from search.board.types cimport Move, MAX_PLY
@@ -17,6 +24,7 @@ from search.timeman cimport TimeBudget
 
 cdef enum:
     NODE_NONE = 0xFFFFFFFF
+    MAX_TREE_DEPTH = MAX_PLY - 8   # deeper leaves are valued, never expanded (the qsearch needs plies too)
 
 cdef enum:
     # Proven game-theoretic results, from the view of the player who moved into the node.
@@ -45,13 +53,28 @@ cdef enum:
 cdef enum:
     PRIOR_ONE = 65535    # a prior is stored in 1/65535ths: the node stays 32 bytes
 
+cdef enum:
+    # A node's life, for threads that reach it at the same time (changed by compare-and-swap
+    # or a release store, read with acquire: once a thread sees EXPANDED, the children are there).
+    STAGE_NEW = 0        # no thread has reached it yet
+    STAGE_CHECKING = 1   # its first visitor is checking whether the game ends there (others wait)
+    STAGE_LEAF = 2       # visited, no children: the next visitor expands it
+    STAGE_EXPANDING = 3  # one thread is making its children (others wait, then walk on below it)
+    STAGE_EXPANDED = 4   # first_child and child_count are valid for good
+
+cdef enum:
+    # Lost visits a thread adds to each node of its path while it walks (multi-threaded
+    # searches only; one thread searches with none, exactly as before threads existed).
+    VIRTUAL_LOSS = 1
+
 
 cdef struct Node:
     double value_sum       # sum of results in [0, 1] for the player who moved into the node
-    uint32_t visits
+    uint32_t visits        # playouts backed up through it, plus VIRTUAL_LOSS per thread walking through it
     uint32_t parent        # NODE_NONE at the root
-    uint32_t first_child   # valid when child_count > 0
-    uint16_t child_count   # 0: not expanded (a leaf, or a terminal position)
+    uint32_t first_child   # valid when child_count > 0 (and, with threads, stage is STAGE_EXPANDED)
+    uint8_t child_count    # 0: not expanded (a leaf, or a terminal position); legal moves are at most 218
+    uint8_t stage          # STAGE_*
     Move move              # the move that leads here (MOVE_NONE at the root)
     float minimax          # implicit minimax backup: the negamax of the leaf values below, same view
     uint16_t prior         # P(move) in 1/PRIOR_ONE, at least 1 (uniform under UCT)
@@ -63,13 +86,27 @@ cdef struct NodePool:
     Node* nodes
     uint32_t* remap        # scratch for compaction when a subtree is kept (part of the budget)
     uint32_t capacity
-    uint32_t used
+    uint32_t used          # the bump pointer: advanced by compare-and-swap, never past capacity
+
+
+cdef struct MCTSShared:
+    # What the threads of one search share besides the pool; counters change atomically.
+    SearchSignals helper_signals   # the helpers' stop: raised by the main thread when it is done
+    uint64_t playouts        # completed playouts of every thread (the limits and reports use these)
+    uint64_t nodes           # playouts plus the leaves' alpha-beta nodes, every thread
+    uint64_t depth_sum       # selection depths of every playout
+    int seldepth
+    int pool_full            # a flag: some expansion found no room, the tree stops growing
+    int helpers_running      # helper threads still inside mcts_helper (the main one waits for 0)
 
 
 cdef struct MCTSState:
+    # One per thread: the settings are the same in every copy, the board, RNG and counters are its own.
     SearchState* qs        # quiescence search state; qs.board is the board the tree walks on
-    NodePool* pool
+    NodePool* pool         # shared
+    MCTSShared* shared     # shared
     uint32_t root
+    uint32_t virtual_loss  # VIRTUAL_LOSS with several threads, 0 with one
     double exploration     # UCT's constant
     double minimax_weight  # share of the minimax backup in a child's value at selection (0: plain UCT)
     int selection          # SELECT_*
@@ -80,21 +117,24 @@ cdef struct MCTSState:
     int leaf_depth         # LEAF_EVAL: alpha-beta plies before the quiescence search (0: quiescence only)
     int value_model        # VALUE_MODEL_* (mcts_value.pxd)
     int playout_cap        # plies of a random playout before the evaluation decides
-    uint64_t rng
+    uint64_t rng             # each thread has its own stream
 
-    SearchSignals* signals   # stop, ponderhit, infinite and the clock's start, from the UCI thread
+    # The main thread's: stop, ponderhit, infinite and the clock, from the UCI thread;
+    # a helper's: the helpers' stop (shared.helper_signals).
+    SearchSignals* signals
     TimeBudget time          # the clock's soft and hard limits for this move
     uint64_t playout_limit   # 0: none
     int depth_limit          # stop once the average selection depth reaches it (or the pool is full); 0: none
     int mate_limit           # stop once a mate in this many moves is proven; 0: none
 
-    uint64_t playouts
-    uint64_t nodes           # playouts plus the alpha-beta nodes of the leaves' searches
-    int stop_reason          # STOP_*
-    uint64_t depth_sum       # over playouts, for the average selection depth
+    uint64_t playouts        # this thread's (the search's total is in shared)
+    uint64_t nodes           # playouts plus the alpha-beta nodes of the leaves' searches, this thread's
+    int stop_reason          # STOP_* (the main thread's is the search's)
+    uint64_t depth_sum       # over this thread's playouts
     int seldepth
-    bint pool_full
-    void* reporter           # the Python MCTSSearcher, told of progress with the GIL (report_progress)
+    # The Python MCTSSearcher, told of progress with the GIL (report_progress); NULL in a
+    # helper, which never reports.
+    void* reporter
     int64_t last_report_ms
 
 
@@ -103,7 +143,9 @@ cdef int pool_allocate(NodePool* p, uint64_t nbytes) noexcept nogil
 cdef void pool_free(NodePool* p) noexcept nogil
 cdef uint32_t pool_new_root(NodePool* p) noexcept nogil
 cdef uint32_t pool_alloc(NodePool* p, uint32_t count) noexcept nogil
-cdef uint32_t pool_keep_subtree(NodePool* p, uint32_t new_root) noexcept nogil
+cdef uint32_t pool_keep_subtree(NodePool* p, uint32_t new_root) noexcept nogil   # no thread may be running
+cdef uint32_t pool_used(const NodePool* p) noexcept nogil
+cdef bint node_expanded(const Node* n) noexcept nogil     # its children can be read (acquire)
 
 # The pieces of one iteration, exposed for tests on hand-made trees.
 cdef double ucb_score(double log_parent_visits, uint32_t visits, double value_sum,
@@ -113,12 +155,19 @@ cdef double puct_score(double q, double prior, double sqrt_parent_visits, uint32
                        double c_puct) noexcept nogil
 cdef uint32_t select_child_puct(const NodePool* p, uint32_t node, double c_puct, double fpu_reduction,
                                 double minimax_weight) noexcept nogil
-cdef void backpropagate(NodePool* p, uint32_t node, double value) noexcept nogil
+cdef void backpropagate(NodePool* p, uint32_t node, double value, uint32_t virtual_loss) noexcept nogil
 cdef void backup_minimax(NodePool* p, uint32_t node, double value) noexcept nogil
 cdef bint update_proof(NodePool* p, uint32_t node) noexcept nogil
 cdef void propagate_proof(NodePool* p, uint32_t node, uint32_t root) noexcept nogil
 cdef uint32_t best_child(const NodePool* p, uint32_t node) noexcept nogil
 cdef uint32_t expand(MCTSState* s, uint32_t node, const Move* allowed, int allowed_count) noexcept nogil
 
-# The search loop (no GIL needed; it takes the GIL only to report progress).
+# The search loops.  The main thread runs mcts_search (no GIL needed; it takes the GIL only to
+# report progress), each helper mcts_helper, all on the same pool and MCTSShared, which
+# shared_reset clears before any of them starts.  mcts_search stops the helpers and waits
+# for them before its last report, so the tree is quiet when it returns.
+cdef void shared_reset(MCTSShared* shared, int helpers) noexcept nogil
+cdef void helpers_not_started(MCTSShared* shared, int count) noexcept nogil
+cdef void stop_helpers(MCTSShared* shared) noexcept nogil     # raise their stop, wait until all are out
 cdef void mcts_search(MCTSState* s) noexcept nogil
+cdef void mcts_helper(MCTSState* s) noexcept nogil

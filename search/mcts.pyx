@@ -6,13 +6,17 @@ pool, each with its prior), gives the new leaf a value (a short alpha-beta searc
 score as a win probability, or a random playout), and adds that value along the path,
 flipped at every ply.  Checkmate, stalemate and draws by rule are exact; such results
 move up the tree (MCTS-Solver), and a proven node is never expanded or simulated again.
+
+With several threads every one of them runs these iterations on the same pool, each on
+its own board: see "Threads" in docs/mcts.md for the virtual loss, the atomics and the
+protocol that lets exactly one thread check or expand a node.
 """
 
 from libc.math cimport log, sqrt
 from libc.stdlib cimport malloc, free
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t, int64_t
 from search.board.types cimport (
-    Move, MoveList, MOVE_NONE, MAX_PLY, MAX_MOVES, MATE_IN_MAX_PLY, VALUE_INFINITE, VALUE_NONE, NO_PIECE, PAWN,
+    Move, MoveList, MOVE_NONE, MAX_MOVES, MATE_IN_MAX_PLY, VALUE_INFINITE, VALUE_NONE, NO_PIECE, PAWN,
     MOVE_EN_PASSANT, move_from, move_to, move_kind, is_promotion, piece_type_of,
 )
 from search.board.board cimport Board, do_move, undo_move
@@ -31,11 +35,35 @@ from search.timeman cimport elapsed_ms, soft_budget_spent, may_stop_early, work_
 
 cdef extern from "clock.h" nogil:
     int load_flag "kestrel_load_flag"(int* flag)
+    void store_flag "kestrel_store_flag"(int* flag, int value)
+    void sleep_ms "kestrel_sleep_ms"(int ms)
+
+# Lock-free rather than per-node spin locks: a playout changes two counters on each node of
+# its path, and an atomic add is one instruction where a lock would be two writes and a wait
+# behind a thread that the (busy, shared) machine may have descheduled while it held it.
+cdef extern from "atomics.h" nogil:
+    uint8_t load_u8_acquire "kestrel_load_u8_acquire"(const uint8_t* p)
+    void store_u8_release "kestrel_store_u8_release"(uint8_t* p, uint8_t v)
+    bint cas_u8 "kestrel_cas_u8"(uint8_t* p, uint8_t expected, uint8_t desired)
+    uint32_t load_u32 "kestrel_load_u32"(const uint32_t* p)
+    void add_u32 "kestrel_add_u32"(uint32_t* p, uint32_t v)
+    bint cas_u32 "kestrel_cas_u32"(uint32_t* p, uint32_t expected, uint32_t desired)
+    uint64_t load_u64 "kestrel_load_u64"(const uint64_t* p)
+    void add_u64 "kestrel_add_u64"(uint64_t* p, uint64_t v)
+    double load_f64 "kestrel_load_f64"(const double* p)
+    void add_f64 "kestrel_add_f64"(double* p, double v)
+    float load_f32 "kestrel_load_f32"(const float* p)
+    void store_f32 "kestrel_store_f32"(float* p, float v)
+    int load_int "kestrel_load_int"(const int* p)
+    void add_int "kestrel_add_int"(int* p, int v)
+    void max_int "kestrel_max_int"(int* p, int v)
+    void cpu_relax "kestrel_cpu_relax"()
+    void yield_thread "kestrel_yield"()
 
 cdef enum:
     REPORT_INTERVAL_MS = 1000
-    MAX_TREE_DEPTH = MAX_PLY - 8   # deeper leaves are valued, never expanded (the qsearch needs plies too)
     MAX_CAPACITY = 0xFFFFFFF0
+    SPINS_BEFORE_YIELD = 64        # waiting for another thread's expansion: spin a little, then yield
 
 
 # ---------------------------------------------------------------- the pool
@@ -78,6 +106,7 @@ cdef inline void init_node(Node* n, uint32_t parent, Move m) noexcept nogil:
     n.parent = parent
     n.first_child = NODE_NONE
     n.child_count = 0
+    n.stage = STAGE_NEW
     n.move = m
     n.minimax = 0.5
     n.prior = PRIOR_ONE
@@ -86,13 +115,31 @@ cdef inline void init_node(Node* n, uint32_t parent, Move m) noexcept nogil:
 
 
 cdef uint32_t pool_alloc(NodePool* p, uint32_t count) noexcept nogil:
-    """The index of `count` consecutive fresh nodes, or NODE_NONE when the pool is full."""
+    """The index of `count` consecutive fresh nodes, or NODE_NONE when the pool is full.
+
+    Threads allocate at the same time, so the bump pointer moves by compare-and-swap, and
+    only when the block fits: a fetch_add would push `used` past the capacity on a failed
+    request, and compaction, reports and the next allocations all trust `used`.
+    """
     cdef uint32_t first
-    if count == 0 or <uint64_t>p.used + count > p.capacity:
+    if count == 0:
         return NODE_NONE
-    first = p.used
-    p.used += count
-    return first
+    while True:
+        first = load_u32(&p.used)
+        if <uint64_t>first + count > p.capacity:
+            return NODE_NONE
+        if cas_u32(&p.used, first, first + count):
+            return first
+
+
+cdef uint32_t pool_used(const NodePool* p) noexcept nogil:
+    """Nodes allocated so far (safe to read while threads allocate)."""
+    return load_u32(&p.used)
+
+
+cdef bint node_expanded(const Node* n) noexcept nogil:
+    """Whether the node's children are published: then child_count and first_child can be read."""
+    return load_u8_acquire(&n.stage) == STAGE_EXPANDED
 
 
 cdef uint32_t pool_new_root(NodePool* p) noexcept nogil:
@@ -107,9 +154,10 @@ cdef uint32_t pool_new_root(NodePool* p) noexcept nogil:
 cdef uint32_t pool_keep_subtree(NodePool* p, uint32_t new_root) noexcept nogil:
     """Keep only the subtree under `new_root`, moved to the front of the pool; returns its new index (0).
 
-    A child block is always allocated after its parent, so a node's parent has a
-    smaller index: one pass in index order finds the subtree, and moving each kept
-    node down to its rank never overwrites a node not yet moved.
+    Only while no search thread runs (the searcher calls it before it starts any).  A child
+    block is always allocated after its parent, so a node's parent has a smaller index: one
+    pass in index order finds the subtree, and moving each kept node down to its rank never
+    overwrites a node not yet moved.
     """
     cdef uint32_t i, count = 0, parent
     cdef Node n
@@ -134,13 +182,29 @@ cdef uint32_t pool_keep_subtree(NodePool* p, uint32_t new_root) noexcept nogil:
 
 # ---------------------------------------------------------------- selection
 
-cdef inline double exact_value(const Node* n) noexcept nogil:
-    """The result of a proven node for the player who moved into it."""
-    if n.proven == PROVEN_WIN:
+cdef inline int proven_of(const Node* n) noexcept nogil:
+    """A node's PROVEN_*; acquire, so that its mate_plies (written before) can be read after."""
+    return load_u8_acquire(&n.proven)
+
+
+cdef inline void set_proven(Node* n, int result, int mate_plies) noexcept nogil:
+    """Publish a proof: the distance first, then the result that makes readers look at it."""
+    n.mate_plies = <uint8_t>mate_plies
+    store_u8_release(&n.proven, <uint8_t>result)
+
+
+cdef inline double result_value(int proven) noexcept nogil:
+    """The result of a proven node (PROVEN_*) for the player who moved into it."""
+    if proven == PROVEN_WIN:
         return 1.0
-    if n.proven == PROVEN_LOSS:
+    if proven == PROVEN_LOSS:
         return 0.0
     return 0.5
+
+
+cdef inline double exact_value(const Node* n) noexcept nogil:
+    """The result of a proven node for the player who moved into it."""
+    return result_value(proven_of(n))
 
 
 cdef double ucb_score(double log_parent_visits, uint32_t visits, double value_sum,
@@ -162,21 +226,28 @@ cdef uint32_t select_child(const NodePool* p, uint32_t node, double c, double mi
     """
     cdef const Node* n = &p.nodes[node]
     cdef const Node* child
-    cdef double log_n = log(<double>n.visits) if n.visits > 1 else 0.0
+    cdef uint32_t parent_visits = load_u32(&n.visits), visits
+    cdef double log_n = log(<double>parent_visits) if parent_visits > 1 else 0.0
     cdef double score, best_score = -1e308, value_sum
+    cdef float minimax
     cdef uint32_t i, index, best = NODE_NONE
+    cdef int proven
     for i in range(n.child_count):
         index = n.first_child + i
         child = &p.nodes[index]
-        if child.proven == PROVEN_LOSS:
+        proven = proven_of(child)
+        if proven == PROVEN_LOSS:
             continue
-        if child.proven != PROVEN_UNKNOWN:
-            value_sum = exact_value(child) * child.visits
+        # Each statistic is read once: other threads change them meanwhile.
+        visits = load_u32(&child.visits)
+        if proven != PROVEN_UNKNOWN:
+            value_sum = result_value(proven) * visits
         elif minimax_weight > 0.0:
-            value_sum = (1.0 - minimax_weight) * child.value_sum + minimax_weight * child.minimax * child.visits
+            minimax = load_f32(&child.minimax)
+            value_sum = (1.0 - minimax_weight) * load_f64(&child.value_sum) + minimax_weight * minimax * visits
         else:
-            value_sum = child.value_sum
-        score = ucb_score(log_n, child.visits, value_sum, c)
+            value_sum = load_f64(&child.value_sum)
+        score = ucb_score(log_n, visits, value_sum, c)
         if score > best_score:
             best_score = score
             best = index
@@ -200,25 +271,34 @@ cdef uint32_t select_child_puct(const NodePool* p, uint32_t node, double c_puct,
     """
     cdef const Node* n = &p.nodes[node]
     cdef const Node* child
-    cdef double sqrt_n = sqrt(<double>n.visits)
-    # The parent's statistics are for the player who moved into it, the other side.
-    cdef double fpu = (1.0 - n.value_sum / n.visits if n.visits > 0 else 0.5) - fpu_reduction
+    cdef uint32_t parent_visits = load_u32(&n.visits), visits
+    cdef double parent_sum = load_f64(&n.value_sum)
+    cdef double sqrt_n = sqrt(<double>parent_visits)
+    # The parent's statistics are for the player who moved into it, the other side.  Other
+    # threads' virtual losses count in its visits: a busy parent's unvisited moves look better.
+    cdef double fpu = (1.0 - parent_sum / parent_visits if parent_visits > 0 else 0.5) - fpu_reduction
     cdef double score, best_score = -1e308, q
+    cdef float minimax
     cdef uint32_t i, index, best = NODE_NONE
+    cdef int proven
     for i in range(n.child_count):
         index = n.first_child + i
         child = &p.nodes[index]
-        if child.proven == PROVEN_LOSS:
+        proven = proven_of(child)
+        if proven == PROVEN_LOSS:
             continue
-        if child.proven != PROVEN_UNKNOWN:
-            q = exact_value(child)
-        elif child.visits == 0:
+        # Each statistic is read once: other threads change them meanwhile.
+        visits = load_u32(&child.visits)
+        if proven != PROVEN_UNKNOWN:
+            q = result_value(proven)
+        elif visits == 0:
             q = fpu
         elif minimax_weight > 0.0:
-            q = (1.0 - minimax_weight) * child.value_sum / child.visits + minimax_weight * child.minimax
+            minimax = load_f32(&child.minimax)
+            q = (1.0 - minimax_weight) * load_f64(&child.value_sum) / visits + minimax_weight * minimax
         else:
-            q = child.value_sum / child.visits
-        score = puct_score(q, child.prior / <double>PRIOR_ONE, sqrt_n, child.visits, c_puct)
+            q = load_f64(&child.value_sum) / visits
+        score = puct_score(q, child.prior / <double>PRIOR_ONE, sqrt_n, visits, c_puct)
         if score > best_score:
             best_score = score
             best = index
@@ -227,12 +307,34 @@ cdef uint32_t select_child_puct(const NodePool* p, uint32_t node, double c_puct,
 
 # ---------------------------------------------------------------- backpropagation and the solver
 
-cdef void backpropagate(NodePool* p, uint32_t node, double value) noexcept nogil:
-    """Add a result (for the player who moved into `node`) to every node up to the root."""
+cdef void backpropagate(NodePool* p, uint32_t node, double value, uint32_t virtual_loss) noexcept nogil:
+    """Add a result (for the player who moved into `node`) to every node up to the root,
+    replacing the `virtual_loss` visits the walk down added to each by this one real visit.
+
+    Atomic adds, so that no other thread's update is lost; the unsigned count wraps, so
+    1 - virtual_loss is a subtraction when the virtual loss is larger than one.
+    """
+    cdef uint32_t change = <uint32_t>(1 - virtual_loss)
     while node != NODE_NONE:
-        p.nodes[node].visits += 1
-        p.nodes[node].value_sum += value
+        add_u32(&p.nodes[node].visits, change)
+        add_f64(&p.nodes[node].value_sum, value)
         value = 1.0 - value     # the parent's mover is the other player
+        node = p.nodes[node].parent
+
+
+cdef inline void add_virtual_loss(NodePool* p, uint32_t node, uint32_t virtual_loss) noexcept nogil:
+    """A thread walks through `node`: it counts as `virtual_loss` more visits with no result
+    (lost, for the player who moved into it) until the backup, so other threads look elsewhere."""
+    if virtual_loss:
+        add_u32(&p.nodes[node].visits, virtual_loss)
+
+
+cdef void remove_virtual_loss(NodePool* p, uint32_t node, uint32_t virtual_loss) noexcept nogil:
+    """Take back the virtual losses of a walk that backs nothing up, from `node` up to the root."""
+    if virtual_loss == 0:
+        return
+    while node != NODE_NONE:
+        add_u32(&p.nodes[node].visits, <uint32_t>(0 - virtual_loss))
         node = p.nodes[node].parent
 
 
@@ -243,23 +345,27 @@ cdef void backup_minimax(NodePool* p, uint32_t node, double value) noexcept nogi
     cdef const Node* child
     cdef uint32_t i
     cdef double best, v
-    p.nodes[node].minimax = <float>value
+    cdef int proven
+    # Plain 32-bit stores: two threads backing up through one node leave one of their
+    # values, each a negamax of the children as that thread saw them.
+    store_f32(&p.nodes[node].minimax, <float>value)
     node = p.nodes[node].parent
     while node != NODE_NONE:
         n = &p.nodes[node]
         best = -1.0
         for i in range(n.child_count):
             child = &p.nodes[n.first_child + i]
-            if child.proven != PROVEN_UNKNOWN:
-                v = exact_value(child)
-            elif child.visits > 0:
-                v = child.minimax
+            proven = proven_of(child)
+            if proven != PROVEN_UNKNOWN:
+                v = result_value(proven)
+            elif load_u32(&child.visits) > 0:
+                v = load_f32(&child.minimax)
             else:
                 continue
             if v > best:
                 best = v
         if best >= 0.0:
-            n.minimax = <float>(1.0 - best)
+            store_f32(&n.minimax, <float>(1.0 - best))
         node = n.parent
 
 
@@ -269,38 +375,40 @@ cdef bint update_proof(NodePool* p, uint32_t node) noexcept nogil:
     The children's results are for the side to move at `node`: one winning child makes
     the node lost for the player who moved into it; all children lost make it won;
     all children proven with a draw the best of them make it a draw.
+
+    Two threads may prove one node at once.  A proof is a fact of the position, so both
+    find the same result; their distances may differ (each saw the children proven so
+    far), and either one is a true mate distance.
     """
     cdef Node* n = &p.nodes[node]
     cdef const Node* child
     cdef uint32_t i
-    cdef int shortest_win = 1000000, longest_loss = -1
+    cdef int shortest_win = 1000000, longest_loss = -1, proven
     cdef bint all_proven = True, any_draw = False
-    if n.proven != PROVEN_UNKNOWN or n.child_count == 0:
+    if proven_of(n) != PROVEN_UNKNOWN or n.child_count == 0:
         return False
     for i in range(n.child_count):
         child = &p.nodes[n.first_child + i]
-        if child.proven == PROVEN_WIN:
+        proven = proven_of(child)
+        if proven == PROVEN_WIN:
             if child.mate_plies < shortest_win:
                 shortest_win = child.mate_plies
-        elif child.proven == PROVEN_LOSS:
+        elif proven == PROVEN_LOSS:
             if child.mate_plies > longest_loss:
                 longest_loss = child.mate_plies
-        elif child.proven == PROVEN_DRAW:
+        elif proven == PROVEN_DRAW:
             any_draw = True
         else:
             all_proven = False
     if shortest_win < 1000000:
-        n.proven = PROVEN_LOSS
-        n.mate_plies = <uint8_t>(shortest_win + 1)
+        set_proven(n, PROVEN_LOSS, shortest_win + 1)
         return True
     if not all_proven:
         return False
     if any_draw:
-        n.proven = PROVEN_DRAW
-        n.mate_plies = 0
+        set_proven(n, PROVEN_DRAW, 0)
     else:
-        n.proven = PROVEN_WIN
-        n.mate_plies = <uint8_t>(longest_loss + 1)
+        set_proven(n, PROVEN_WIN, longest_loss + 1)
     return True
 
 
@@ -321,17 +429,20 @@ cdef inline bint better_child(const Node* a, const Node* b) noexcept nogil:
     """Whether `a` is the better move to play: a proven win (the quickest), else the most
     visited move not proven lost, else the loss that takes longest."""
     cdef int ra = child_rank(a), rb = child_rank(b)
+    cdef uint32_t va, vb
     if ra != rb:
         return ra > rb
     if ra == 3:
         return a.mate_plies < b.mate_plies
     if ra == 1:
         return a.mate_plies > b.mate_plies
-    if a.visits != b.visits:
-        return a.visits > b.visits
-    if a.visits == 0:
+    va = load_u32(&a.visits)
+    vb = load_u32(&b.visits)
+    if va != vb:
+        return va > vb
+    if va == 0:
         return False
-    return a.value_sum / a.visits > b.value_sum / b.visits
+    return load_f64(&a.value_sum) / va > load_f64(&b.value_sum) / vb
 
 
 cdef uint32_t best_child(const NodePool* p, uint32_t node) noexcept nogil:
@@ -417,12 +528,11 @@ cdef bint prove_terminal(MCTSState* s, Node* n, int ply) noexcept nogil:
     """On a node's first visit: if the game is over there, record the exact result."""
     cdef Board* b = &s.qs.board
     if is_draw_by_rule(b, ply):
-        n.proven = PROVEN_DRAW
+        set_proven(n, PROVEN_DRAW, n.mate_plies)
         return True
     if not has_legal_move(b):
         # The player who moved into the node has mated, or stalemated.
-        n.proven = PROVEN_WIN if b.checkers else PROVEN_DRAW
-        n.mate_plies = 0
+        set_proven(n, PROVEN_WIN if b.checkers else PROVEN_DRAW, 0)
         return True
     return False
 
@@ -468,7 +578,9 @@ cdef uint32_t expand(MCTSState* s, uint32_t node, const Move* allowed, int allow
     with its prior under PUCT (under UCT all priors are equal and the order is the old one).
 
     Returns the first child, or NODE_NONE when the pool cannot hold them (the tree
-    then stops growing) or there is no move.
+    then stops growing) or there is no move.  The caller owns the node's expansion (it
+    moved its stage to STAGE_EXPANDING, or no other thread runs); on success the children
+    are published with the node's stage, STAGE_EXPANDED, and on failure the caller resets it.
     """
     cdef Board* b = &s.qs.board
     cdef NodePool* p = s.pool
@@ -504,7 +616,7 @@ cdef uint32_t expand(MCTSState* s, uint32_t node, const Move* allowed, int allow
         sort_by_prior(s, &moves, priors)
     first = pool_alloc(p, count)
     if first == NODE_NONE:
-        s.pool_full = True
+        store_flag(&s.shared.pool_full, 1)
         return NODE_NONE
     for i in range(count):
         init_node(&p.nodes[first + i], node, moves.moves[i])
@@ -515,7 +627,9 @@ cdef uint32_t expand(MCTSState* s, uint32_t node, const Move* allowed, int allow
         else:
             p.nodes[first + i].prior = <uint16_t>(PRIOR_ONE // count)
     p.nodes[node].first_child = first
-    p.nodes[node].child_count = <uint16_t>count
+    p.nodes[node].child_count = <uint8_t>count
+    # Release: a thread that reads STAGE_EXPANDED (acquire) sees the children written above.
+    store_u8_release(&p.nodes[node].stage, STAGE_EXPANDED)
     return first
 
 
@@ -529,52 +643,93 @@ cdef inline void enter_child(MCTSState* s, int ply, Move m) noexcept nogil:
     do_move(&s.qs.board, m)
 
 
+cdef inline void wait_for_other_thread(int* spins) noexcept nogil:
+    """Another thread is checking or expanding the node ahead, which takes microseconds:
+    spin a little, then give up the core (it may be that thread's, on a busy machine)."""
+    spins[0] += 1
+    if spins[0] < SPINS_BEFORE_YIELD:
+        cpu_relax()
+    else:
+        yield_thread()
+
+
 cdef int iterate(MCTSState* s) noexcept nogil:
     """Selection, expansion, simulation and backpropagation, once.
 
-    Returns 0, or -1 when a stop came inside the quiescence search (nothing is backed up).
+    Returns 0 after a playout; -1 when a stop came inside the leaf's search, and 1 when
+    the walk met a node whose moves are all proven lost before another thread finished
+    proving it (this thread proves it); nothing is backed up then.
+
+    The walk adds a virtual loss to each node it enters (with several threads) and claims
+    the stage of the node where it stops: the first visitor of a node checks it for the
+    end of the game, the next one expands it, and a thread that finds either under way
+    waits for it, then walks on (below the new children, if that is what it waited for).
     """
     cdef NodePool* p = s.pool
     cdef Board* b = &s.qs.board
-    cdef uint32_t node = s.root, child
-    cdef int ply = 0, _undone
+    cdef uint32_t node = s.root, child, vl = s.virtual_loss
+    cdef int ply = 0, _undone, stage, proven, spins = 0
     cdef uint64_t nodes_before = s.qs.nodes
     cdef double value
-    cdef bint proven_now = False
+    cdef bint proven_now = False, backed_up = True, first_visit = False
     cdef Node* n
 
-    # Selection: down the expanded nodes, stopping at a proven one (its value is exact).
+    add_virtual_loss(p, node, vl)
     while True:
         n = &p.nodes[node]
-        if n.child_count == 0 or (n.proven != PROVEN_UNKNOWN and node != s.root):
-            break
-        if s.selection == SELECT_PUCT:
-            child = select_child_puct(p, node, s.c_puct, s.fpu_reduction, s.minimax_weight)
-        else:
-            child = select_child(p, node, s.exploration, s.minimax_weight)
-        if child == NODE_NONE:
-            break
-        enter_child(s, ply, p.nodes[child].move)
-        ply += 1
-        node = child
-
-    n = &p.nodes[node]
-    if n.proven == PROVEN_UNKNOWN and n.child_count == 0:
-        if n.visits == 0 and node != s.root:
-            proven_now = prove_terminal(s, n, ply)
-        elif ply < MAX_TREE_DEPTH and not s.pool_full:
+        if node != s.root and proven_of(n) != PROVEN_UNKNOWN:
+            break       # a proven node: its value is exact
+        stage = load_u8_acquire(&n.stage)
+        if stage == STAGE_EXPANDED:
+            # Selection: down the expanded nodes.
+            if s.selection == SELECT_PUCT:
+                child = select_child_puct(p, node, s.c_puct, s.fpu_reduction, s.minimax_weight)
+            else:
+                child = select_child(p, node, s.exploration, s.minimax_weight)
+            if child == NODE_NONE:
+                # Every move is proven lost, so the node is proven: by another thread that
+                # has not published it yet, or by one that lost a race with this proof.
+                if update_proof(p, node):
+                    propagate_proof(p, node, s.root)
+                backed_up = False
+                break
+            add_virtual_loss(p, child, vl)
+            enter_child(s, ply, p.nodes[child].move)
+            ply += 1
+            node = child
+        elif stage == STAGE_NEW and node != s.root:
+            if cas_u8(&n.stage, STAGE_NEW, STAGE_CHECKING):
+                # The first visit: is the game over here?  Then a leaf, valued below.
+                proven_now = prove_terminal(s, n, ply)
+                store_u8_release(&n.stage, STAGE_LEAF)
+                first_visit = True
+                break
+            # Another thread came first: look again.
+        elif stage == STAGE_LEAF:
             # Expansion on the second visit: leaves seen once cost no memory for children.
-            child = expand(s, node, NULL, 0)
-            if child != NODE_NONE:
+            if ply >= MAX_TREE_DEPTH or load_flag(&s.shared.pool_full):
+                break
+            if cas_u8(&n.stage, STAGE_LEAF, STAGE_EXPANDING):
+                child = expand(s, node, NULL, 0)
+                if child == NODE_NONE:
+                    store_u8_release(&n.stage, STAGE_LEAF)
+                    break
+                # Down to the first child (the best prior), whose first visit it is.
+                add_virtual_loss(p, child, vl)
                 enter_child(s, ply, p.nodes[child].move)
                 ply += 1
                 node = child
-                n = &p.nodes[node]
-                proven_now = prove_terminal(s, n, ply)
+        elif stage == STAGE_CHECKING or stage == STAGE_EXPANDING:
+            wait_for_other_thread(&spins)
+        else:
+            break       # the root before its expansion: never in a search
 
-    # Simulation: the value for the player who moved into the leaf.
-    if n.proven != PROVEN_UNKNOWN:
-        value = exact_value(n)
+    n = &p.nodes[node]
+    proven = proven_of(n)
+    if not backed_up:
+        value = 0.5
+    elif proven != PROVEN_UNKNOWN:
+        value = result_value(proven)
     elif s.leaf_mode == LEAF_PLAYOUT:
         value = 1.0 - playout_value(s, ply)
     else:
@@ -582,9 +737,15 @@ cdef int iterate(MCTSState* s) noexcept nogil:
 
     for _undone in range(ply):
         undo_move(b)
-    if s.qs.stopped:
-        return -1
-    backpropagate(p, node, value)
+    if not backed_up or s.qs.stopped:
+        remove_virtual_loss(p, node, vl)
+        if first_visit:
+            # A first visit that counts for nothing: the node is new again (unless another
+            # thread has expanded it meanwhile), as it was before threads, when a node with
+            # no visits was new.
+            cas_u8(&n.stage, STAGE_LEAF, STAGE_NEW)
+        return 1 if not backed_up else -1
+    backpropagate(p, node, value, vl)
     if s.minimax_weight > 0.0:
         backup_minimax(p, node, value)
     if proven_now:
@@ -594,41 +755,40 @@ cdef int iterate(MCTSState* s) noexcept nogil:
     s.depth_sum += ply
     if ply > s.seldepth:
         s.seldepth = ply
+    add_u64(&s.shared.playouts, 1)
+    add_u64(&s.shared.nodes, 1 + (s.qs.nodes - nodes_before))
+    add_u64(&s.shared.depth_sum, <uint64_t>ply)
+    max_int(&s.shared.seldepth, ply)
     return 0
 
 
-# ---------------------------------------------------------------- the search loop
+# ---------------------------------------------------------------- the search loops
 
 cdef bint settled(MCTSState* s, int64_t elapsed) noexcept nogil:
     """Whether the most visited root move can no longer be overtaken before the soft limit."""
     cdef const Node* root = &s.pool.nodes[s.root]
     cdef uint32_t i, first = 0, second = 0, v
-    if elapsed <= 0 or s.playouts < 1000:
+    cdef uint64_t playouts = load_u64(&s.shared.playouts)
+    if elapsed <= 0 or playouts < 1000:
         return False
     for i in range(root.child_count):
-        v = s.pool.nodes[root.first_child + i].visits
+        v = load_u32(&s.pool.nodes[root.first_child + i].visits)
         if v > first:
             second = first
             first = v
         elif v > second:
             second = v
-    return first - second > work_left_in_budget(&s.time, <double>s.playouts, elapsed)
+    return first - second > work_left_in_budget(&s.time, <double>playouts, elapsed)
 
 
 cdef bint mate_found(MCTSState* s) noexcept nogil:
     cdef uint32_t best = best_child(s.pool, s.root)
-    if best == NODE_NONE or s.pool.nodes[best].proven != PROVEN_WIN:
+    if best == NODE_NONE or proven_of(&s.pool.nodes[best]) != PROVEN_WIN:
         return False
     return (s.pool.nodes[best].mate_plies + 2) // 2 <= s.mate_limit
 
 
-cdef void mcts_search(MCTSState* s) noexcept nogil:
-    """Iterate until stopped, out of time or limits, or the root is proven; then report.
-
-    The root must already be expanded.  The caller waits for stop or ponderhit in
-    `go infinite` and while pondering (wait_until_released).
-    """
-    cdef int64_t elapsed
+cdef inline void start_thread_counts(MCTSState* s) noexcept nogil:
     s.playouts = 0
     s.nodes = 0
     s.stop_reason = STOP_NONE
@@ -637,22 +797,83 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
     s.last_report_ms = 0
     s.qs.stopped = False
     s.qs.nodes = 0
+
+
+cdef void shared_reset(MCTSShared* shared, int helpers) noexcept nogil:
+    """Clear the counters and flags of a search about to start with `helpers` helper threads."""
+    shared.helper_signals.stop_requested = 0
+    shared.helper_signals.pondering = 0
+    shared.helper_signals.infinite = 0
+    shared.playouts = 0
+    shared.nodes = 0
+    shared.depth_sum = 0
+    shared.seldepth = 0
+    shared.pool_full = 0
+    shared.helpers_running = helpers
+
+
+cdef void helpers_not_started(MCTSShared* shared, int count) noexcept nogil:
+    """`count` helpers counted by shared_reset will not run after all (their thread did not start)."""
+    add_int(&shared.helpers_running, -count)
+
+
+cdef void stop_helpers(MCTSShared* shared) noexcept nogil:
+    """Tell the helpers to stop (a leaf search of theirs sees it too) and wait until they have
+    left the tree, so that the last report and the move are taken from a quiet tree."""
+    store_flag(&shared.helper_signals.stop_requested, 1)
+    while load_int(&shared.helpers_running) > 0:
+        sleep_ms(1)
+
+
+cdef void finish_helpers(MCTSState* s) noexcept nogil:
+    """The main thread is done: end the helpers' search.
+
+    Once the playouts of `go nodes` are spent, each helper ends by itself after the playout
+    it is in, so that no playout started is lost (a `stop` meanwhile still interrupts them);
+    for any other reason (stop, clock, proof, ...) they are stopped at once.
+    """
+    cdef MCTSShared* shared = s.shared
+    if not (s.stop_reason == STOP_LIMIT and s.playout_limit and load_u64(&shared.playouts) >= s.playout_limit):
+        stop_helpers(shared)
+        return
+    while load_int(&shared.helpers_running) > 0:
+        if load_flag(&s.signals.stop_requested):
+            stop_helpers(shared)
+            return
+        sleep_ms(1)
+
+
+cdef void mcts_search(MCTSState* s) noexcept nogil:
+    """The main thread: iterate until stopped, out of time or limits, or the root is proven;
+    then stop the helpers and report.
+
+    The root must already be expanded, and shared_reset called.  Limits count the playouts
+    of every thread.  The caller waits for stop or ponderhit in `go infinite` and while
+    pondering (wait_until_released).
+    """
+    cdef MCTSShared* shared = s.shared
+    cdef int64_t elapsed
+    cdef uint64_t playouts
+    cdef int result
+    start_thread_counts(s)
     while True:
         if load_flag(&s.signals.stop_requested):
             s.stop_reason = STOP_SIGNAL
             break
-        if s.pool.nodes[s.root].proven != PROVEN_UNKNOWN:
+        if proven_of(&s.pool.nodes[s.root]) != PROVEN_UNKNOWN:
             s.stop_reason = STOP_PROVEN
             break
         s.stop_reason = STOP_LIMIT
-        if s.playout_limit and s.playouts >= s.playout_limit:
+        playouts = load_u64(&shared.playouts)
+        if s.playout_limit and playouts >= s.playout_limit:
             break
-        if s.depth_limit and s.playouts > 0 and (s.depth_sum >= <uint64_t>s.depth_limit * s.playouts
-                                                 or s.pool_full):
+        if s.depth_limit and playouts > 0 and (load_u64(&shared.depth_sum) >= <uint64_t>s.depth_limit * playouts
+                                               or load_flag(&shared.pool_full)):
             break       # a full pool cannot deepen the tree any more
+        # The periodic checks go by this thread's own playouts, which pass every multiple.
         if s.mate_limit and (s.playouts & 63) == 0 and mate_found(s):
             break
-        if s.pool_full and (load_flag(&s.signals.infinite) or load_flag(&s.signals.pondering)):
+        if load_flag(&shared.pool_full) and (load_flag(&s.signals.infinite) or load_flag(&s.signals.pondering)):
             # With no clock to use up, more playouts into a tree that cannot grow would only
             # keep a core busy: report and wait for stop or ponderhit (which then answers at once).
             break
@@ -667,7 +888,34 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
         if elapsed - s.last_report_ms >= REPORT_INTERVAL_MS:
             s.last_report_ms = elapsed
             report_progress(s.reporter, REPORT_ITERATION, 0)
+        result = iterate(s)
+        if result < 0:
+            s.stop_reason = STOP_SIGNAL
+            break
+    finish_helpers(s)
+    report_progress(s.reporter, REPORT_FINAL, 0)
+
+
+cdef void mcts_helper(MCTSState* s) noexcept nogil:
+    """A helper thread: iterate on the same tree until the main thread stops it (its
+    `signals` are shared.helper_signals), the root is proven or the playouts are spent.
+
+    It reports nothing and decides nothing: the clock, the early stop and the move are
+    the main thread's.  It leaves after at most one more playout (or a stopped leaf search).
+    """
+    cdef MCTSShared* shared = s.shared
+    start_thread_counts(s)
+    while True:
+        if load_flag(&s.signals.stop_requested):
+            s.stop_reason = STOP_SIGNAL
+            break
+        if proven_of(&s.pool.nodes[s.root]) != PROVEN_UNKNOWN:
+            s.stop_reason = STOP_PROVEN
+            break
+        if s.playout_limit and load_u64(&shared.playouts) >= s.playout_limit:
+            s.stop_reason = STOP_LIMIT
+            break
         if iterate(s) < 0:
             s.stop_reason = STOP_SIGNAL
             break
-    report_progress(s.reporter, REPORT_FINAL, 0)
+    add_int(&shared.helpers_running, -1)

@@ -3,10 +3,16 @@
 The shape of a search, stop and ponderhit come from ``search.searcher.Searcher``, so
 the UCI loop drives it like the alpha-beta searcher; ``selection``, ``c_puct``,
 ``fpu_reduction``, ``prior_temperature``, ``exploration``, ``leaf_mode``, ``leaf_depth``,
-``value_model``, ``minimax_weight`` and ``seed`` are its own (docs/mcts.md).  ``HandTree``,
+``value_model``, ``minimax_weight``, ``seed`` and ``threads`` are its own (docs/mcts.md).  ``HandTree``,
 ``ucb`` and ``puct`` expose the pool to tests on hand-made trees; ``bench`` prints playouts
 per second in each leaf mode.
+
+With ``threads`` > 1, helper threads grow the same tree as the main thread, each with its
+own board and leaf-search state (the transposition table is shared); every thread runs
+without the GIL, and the main one reports, keeps the clock and chooses the move.
 """
+
+import threading
 
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.stdint cimport int64_t, uint32_t, uint64_t
@@ -17,12 +23,13 @@ from search.board.board cimport Board, move_to_uci, drop_old_history
 from search.tt cimport TranspositionTable, tt_resize, tt_free, tt_clear, tt_new_search, tt_store, BOUND_LOWER
 from search.state cimport SearchState
 from search.mcts cimport (
-    Node, NodePool, MCTSState, NODE_NONE, PROVEN_UNKNOWN, PROVEN_WIN, PROVEN_LOSS, PROVEN_DRAW,
-    LEAF_EVAL, LEAF_PLAYOUT, SELECT_PUCT, SELECT_UCT, PRIOR_ONE,
+    Node, NodePool, MCTSState, MCTSShared, NODE_NONE, PROVEN_UNKNOWN, PROVEN_WIN, PROVEN_LOSS, PROVEN_DRAW,
+    LEAF_EVAL, LEAF_PLAYOUT, SELECT_PUCT, SELECT_UCT, PRIOR_ONE, VIRTUAL_LOSS, MAX_TREE_DEPTH,
+    STAGE_NEW, STAGE_LEAF, STAGE_EXPANDED,
     STOP_NONE, STOP_SIGNAL, STOP_PROVEN, STOP_LIMIT, STOP_TIME, STOP_SETTLED,
-    pool_allocate, pool_free, pool_new_root, pool_alloc, pool_keep_subtree,
+    pool_allocate, pool_free, pool_new_root, pool_alloc, pool_keep_subtree, pool_used, node_expanded,
     ucb_score, puct_score, select_child, select_child_puct, backpropagate, backup_minimax, propagate_proof,
-    best_child, expand, mcts_search,
+    best_child, expand, shared_reset, helpers_not_started, stop_helpers, mcts_search, mcts_helper,
 )
 from search.mcts_value cimport (
     VALUE_MODEL_LOGISTIC, VALUE_MODEL_WDL, board_material, probability_to_score, score_to_probability,
@@ -37,7 +44,7 @@ import math
 from typing import Callable, Dict, List, Optional, Tuple
 
 from search.info import InfoString, SearchResult
-from search.limits import MAX_MULTIPV, SearchLimits
+from search.limits import MAX_MULTIPV, MAX_THREADS, SearchLimits
 from search.searcher import uci_score
 
 LEAF_MODES = ("eval", "playout")
@@ -61,6 +68,17 @@ DEFAULT_VALUE_MODEL = "wdl"
 
 _PROVEN_NAMES = {PROVEN_UNKNOWN: None, PROVEN_WIN: "win", PROVEN_LOSS: "loss", PROVEN_DRAW: "draw"}
 _PROVEN_CODES = {"win": PROVEN_WIN, "loss": PROVEN_LOSS, "draw": PROVEN_DRAW}
+# Helper i's random stream starts this far from the main thread's (an odd constant unrelated
+# to splitmix64's step, so that no two streams overlap in any search's length).
+HELPER_SEED_STEP = 0xD1B54A32D192ED03
+
+
+cdef SearchState* new_leaf_state() except NULL:
+    cdef SearchState* state = <SearchState*>PyMem_Malloc(sizeof(SearchState))
+    if state == NULL:
+        raise MemoryError("cannot allocate a search thread's state")
+    memset(state, 0, sizeof(SearchState))
+    return state
 
 
 cdef int node_value(const Node* n, int model, int material):
@@ -78,9 +96,14 @@ cdef int node_value(const Node* n, int model, int material):
 cdef class MCTSSearcher(Searcher):
     """PUCT (or UCT) with an MCTS-Solver over a node pool sized from the Hash option."""
 
-    cdef MCTSState* state
+    cdef MCTSState* state                # the main thread's
     cdef SearchState* qs
     cdef NodePool pool
+    cdef MCTSShared shared               # counters and flags of every thread of a search
+    cdef MCTSState* helper_states        # threads - 1 helpers: their tree walks ...
+    cdef SearchState** helper_qs         # ... and their boards and leaf searches
+    cdef int helper_count
+    cdef list helper_threads
     cdef TranspositionTable tt
     cdef public double exploration
     cdef public double minimax_weight
@@ -97,6 +120,7 @@ cdef class MCTSSearcher(Searcher):
     cdef int64_t seed_value
     cdef bint full_reported
     cdef bint tree_valid
+    cdef bint tree_was_full          # the pool filled up in a search of this tree (tree_problems)
     cdef bint root_filtered
     cdef uint64_t root_key
 
@@ -108,11 +132,17 @@ cdef class MCTSSearcher(Searcher):
         memset(self.state, 0, sizeof(MCTSState))
         memset(self.qs, 0, sizeof(SearchState))
         memset(&self.pool, 0, sizeof(NodePool))
+        memset(&self.shared, 0, sizeof(MCTSShared))
+        self.helper_states = NULL
+        self.helper_qs = NULL
+        self.helper_count = 0
+        self.helper_threads = []
         self.tt.entries = NULL
         self.state.signals = &self.control.signals
+        self.state.shared = &self.shared
         self.qs.signals = &self.control.signals
 
-    def __init__(self, hash_mb: int = 16) -> None:
+    def __init__(self, hash_mb: int = 16, threads: int = 1) -> None:
         self.exploration = DEFAULT_EXPLORATION
         self.minimax_weight = DEFAULT_MINIMAX_WEIGHT
         self.c_puct = DEFAULT_C_PUCT
@@ -143,12 +173,65 @@ cdef class MCTSSearcher(Searcher):
         self.qs.config.aspiration = False      # a leaf searches one full window, no iterations
         self.qs.completed_depth = 1     # lets its stop check see only the stop flag and the hard limit
         Searcher.__init__(self, hash_mb)
+        self.threads = threads
 
     def __dealloc__(self):
+        self._free_helpers()
         pool_free(&self.pool)
         tt_free(&self.tt)
         PyMem_Free(self.state)
         PyMem_Free(self.qs)
+
+    cdef void _free_helpers(self):
+        cdef int i
+        for i in range(self.helper_count):
+            PyMem_Free(self.helper_qs[i])
+        PyMem_Free(self.helper_qs)
+        PyMem_Free(self.helper_states)
+        self.helper_qs = NULL
+        self.helper_states = NULL
+        self.helper_count = 0
+
+    @property
+    def threads(self) -> int:
+        """Search threads (1..MAX_THREADS) growing the one tree: the main one and its helpers."""
+        return self.helper_count + 1
+
+    @threads.setter
+    def threads(self, value: int) -> None:
+        cdef int count = int(value)
+        cdef int i
+        if not 1 <= count <= MAX_THREADS:
+            raise ValueError(f"threads must be from 1 to {MAX_THREADS}, not {value}")
+        if count - 1 == self.helper_count:
+            return
+        self._free_helpers()
+        if count == 1:
+            return
+        self.helper_states = <MCTSState*>PyMem_Malloc((count - 1) * sizeof(MCTSState))
+        self.helper_qs = <SearchState**>PyMem_Malloc((count - 1) * sizeof(SearchState*))
+        if self.helper_states == NULL or self.helper_qs == NULL:
+            self._free_helpers()
+            raise MemoryError("cannot allocate the search threads")
+        memset(self.helper_states, 0, (count - 1) * sizeof(MCTSState))
+        try:
+            for i in range(count - 1):
+                self.helper_qs[i] = new_leaf_state()
+                self.helper_count = i + 1
+        except MemoryError:
+            self._free_helpers()
+            raise
+
+    @property
+    def root_visits(self) -> int:
+        """Visits of the last search's root (for a fresh tree: its playouts)."""
+        return self.pool.nodes[self.state.root].visits if self.tree_valid else 0
+
+    @property
+    def thread_playouts(self) -> List[int]:
+        """Playouts of the last search, by thread (the main one first); they add up to ``playouts``."""
+        cdef int i
+        return [self.state.playouts] + [self.helper_states[i].playouts for i in range(self.helper_count)]
 
     @property
     def leaf_mode(self) -> str:
@@ -200,8 +283,9 @@ cdef class MCTSSearcher(Searcher):
 
     @property
     def playouts(self) -> int:
-        """Playouts of the last search (the `nodes` it reports add the leaves' alpha-beta nodes)."""
-        return self.state.playouts
+        """Playouts of the last search, every thread's (the `nodes` it reports add the leaves'
+        alpha-beta nodes)."""
+        return self.shared.playouts
 
     @property
     def stop_reason(self) -> Optional[str]:
@@ -268,20 +352,23 @@ cdef class MCTSSearcher(Searcher):
     @property
     def pool_used(self) -> int:
         """Nodes in the tree now."""
-        return self.pool.used
+        return pool_used(&self.pool)
 
     def clear(self) -> None:
         """Forget the tree and the quiescence table (for ucinewgame)."""
+        cdef int i
         self.tree_valid = False
         self.pool.used = 0
         tt_clear(&self.tt)
         memset(self.qs.history, 0, sizeof(self.qs.history))
+        for i in range(self.helper_count):
+            memset(self.helper_qs[i].history, 0, sizeof(self.helper_qs[i].history))
 
     def hashfull(self) -> int:
         """Pool use in per mille."""
         if self.pool.capacity == 0:
             return 0
-        return <int>(<uint64_t>self.pool.used * 1000 // self.pool.capacity)
+        return <int>(<uint64_t>pool_used(&self.pool) * 1000 // self.pool.capacity)
 
     cdef uint32_t _prepare_tree(self, list allowed) except? NODE_NONE:
         """The root for this search: the kept subtree of an earlier search if this position
@@ -293,7 +380,6 @@ cdef class MCTSSearcher(Searcher):
         cdef uint64_t key
         cdef Move m
         cdef Move moves[256]
-        s.pool_full = False
         if self.tree_valid and self.reuse_tree and not allowed:
             for k in range(0, min(MAX_REUSE_PLIES, b.game_ply) + 1):
                 key = b.key if k == 0 else b.history[b.game_ply - k].key
@@ -314,6 +400,7 @@ cdef class MCTSSearcher(Searcher):
                     return pool_keep_subtree(&self.pool, node)
                 break
         node = pool_new_root(&self.pool)
+        self.tree_was_full = False
         for j in range(len(allowed)):
             moves[j] = allowed[j]
         if expand(s, node, moves if allowed else NULL, len(allowed)) == NODE_NONE:
@@ -344,8 +431,12 @@ cdef class MCTSSearcher(Searcher):
         s.playout_cap = max(0, min(int(self.playout_cap), 400))
         s.rng = <uint64_t>self.seed_value
         s.reporter = <void*>self
+        s.shared = &self.shared
+        # One thread walks with no virtual loss: its searches stay what they were before threads.
+        s.virtual_loss = VIRTUAL_LOSS if self.helper_count > 0 else 0
         qs.tt = &self.tt
         self.root_material = board_material(&qs.board)
+        shared_reset(&self.shared, self.helper_count)
         s.root = self._prepare_tree(allowed)
         self.tree_valid = False         # until this search leaves a consistent tree
         self.root_key = qs.board.key
@@ -355,18 +446,68 @@ cdef class MCTSSearcher(Searcher):
         s.time = budget
         qs.time = budget        # a leaf's search stops at the hard limit too
         s.playout_limit, s.depth_limit, s.mate_limit = limits.fixed_limits()
+        self._start_helpers()
         return 0
 
+    cdef void _start_helpers(self):
+        """Give every helper a copy of the main thread's settings, root and limits, with its own
+        board, leaf-search state, random stream and no clock (the main thread stops it), then
+        start their threads: they grow the tree until the main thread is done."""
+        cdef MCTSState* s = self.state
+        cdef MCTSState* h
+        cdef SearchState* q
+        cdef int i, started = 0
+        self.helper_threads = []
+        try:
+            for i in range(self.helper_count):
+                h = &self.helper_states[i]
+                q = self.helper_qs[i]
+                memcpy(&q.board, &self.qs.board, sizeof(Board))
+                q.config = self.qs.config
+                q.params = self.qs.params
+                q.tt = &self.tt
+                memset(&q.time, 0, sizeof(TimeBudget))      # untimed: the main thread watches the clock
+                q.signals = &self.shared.helper_signals
+                q.completed_depth = 1
+                h[0] = s[0]
+                h.qs = q
+                h.signals = &self.shared.helper_signals
+                h.reporter = NULL
+                h.rng = s.rng + <uint64_t>(i + 1) * <uint64_t>HELPER_SEED_STEP
+                thread = threading.Thread(target=self._helper_main, args=(i,), name=f"kestrel-mcts-{i + 1}",
+                                          daemon=True)
+                thread.start()
+                started += 1
+                self.helper_threads.append(thread)
+        except BaseException:
+            # The helpers never started do not count; stop those that did before giving up.
+            with nogil:
+                helpers_not_started(&self.shared, self.helper_count - started)
+                stop_helpers(&self.shared)
+            for thread in self.helper_threads:
+                thread.join()
+            self.helper_threads = []
+            raise
+
+    def _helper_main(self, int index) -> None:
+        with nogil:
+            mcts_helper(&self.helper_states[index])
+
     cdef void _run(self) noexcept nogil:
-        mcts_search(self.state)
+        mcts_search(self.state)     # it stops the helpers and waits for them before it returns
 
     cdef object _finish(self):
-        cdef uint32_t best = best_child(&self.pool, self.state.root)
+        cdef uint32_t best
+        for thread in self.helper_threads:
+            thread.join()
+        self.helper_threads = []
+        best = best_child(&self.pool, self.state.root)
         self.tree_valid = True
+        self.tree_was_full = self.tree_was_full or self.shared.pool_full
         pv = self._pv_from(best)
         value = node_value(&self.pool.nodes[best], self.value_model_code, self.root_material)
         return SearchResult(pv[0], pv[1] if len(pv) > 1 else None, uci_score(value),
-                            self._average_depth(), self.state.nodes, pv, value)
+                            self._average_depth(), self.shared.nodes, pv, value)
 
     # ------------------------------------------------------------ results and reports
 
@@ -376,8 +517,8 @@ cdef class MCTSSearcher(Searcher):
         pv = []
         while node != NODE_NONE and len(pv) < 64:
             pv.append(move_to_uci(b, self.pool.nodes[node].move))
-            if self.pool.nodes[node].child_count == 0:
-                break
+            if not node_expanded(&self.pool.nodes[node]):
+                break       # a leaf (or, while helpers run, children not yet published)
             node = best_child(&self.pool, node)
             if node != NODE_NONE and self.pool.nodes[node].visits == 0 \
                     and self.pool.nodes[node].proven == PROVEN_UNKNOWN:
@@ -404,14 +545,14 @@ cdef class MCTSSearcher(Searcher):
         return [root.first_child + entry[2] for entry in keyed]
 
     def _average_depth(self) -> int:
-        s = self.state
-        if s.playouts == 0:
+        if self.shared.playouts == 0:
             return 1
-        return max(1, int(round(s.depth_sum / s.playouts)))
+        return max(1, int(round(self.shared.depth_sum / self.shared.playouts)))
 
     def _report(self, int kind, int depth) -> None:
-        """Called from the search with the GIL: a snapshot of the best lines."""
-        cdef MCTSState* s = self.state
+        """Called from the main search thread with the GIL: a snapshot of the best lines, with the
+        playouts and nodes of every thread (helpers may be changing the tree meanwhile)."""
+        cdef MCTSShared* s = &self.shared
         cdef uint32_t child
         if self.on_info is None:
             return
@@ -426,6 +567,69 @@ cdef class MCTSSearcher(Searcher):
             self._emit(self._pv_line(depth, s.seldepth, line + 1, value, None, s.nodes, self._pv_from(child)))
 
     # ------------------------------------------------------------ inspection
+
+    def tree_problems(self, strict: bool = True, limit: int = 20) -> List[str]:
+        """What is wrong with the tree after a search (at most `limit` findings; [] when sound).
+
+        Once every thread is done, no walk is under way, so no virtual loss may be left and no
+        node may be half checked or half expanded: a new node has no visits; an expanded node
+        has its children published, pointing back at it, and one visit of its own (the leaf
+        visit before its expansion) besides theirs, more only if it is proven (its exact value
+        is backed up without going down) and none at a fresh root; a leaf not proven has been
+        valued at most once, unless the pool was full or it is too deep to expand.  (A leaf
+        valued again and again while the pool was full may be expanded in a later search of the
+        same tree, once compaction has made room: such a tree only has to have at least one
+        visit of its own at each expanded node.)
+
+        Not `strict`: after a `stop` with several threads, a node whose first visit was cut off
+        while another thread expanded it may lack its own visit (but never have one more).
+        """
+        cdef uint32_t i, j, child, depth, used = pool_used(&self.pool)
+        cdef const Node* n
+        cdef uint64_t below
+        problems = []
+        for i in range(used):
+            n = &self.pool.nodes[i]
+            if n.stage == STAGE_EXPANDED:
+                if n.child_count == 0 or <uint64_t>n.first_child + n.child_count > used:
+                    problems.append(f"node {i}: expanded with children {n.first_child}+{n.child_count}")
+                    continue
+                below = 0
+                for j in range(n.child_count):
+                    child = n.first_child + j
+                    below += self.pool.nodes[child].visits
+                    if self.pool.nodes[child].parent != i:
+                        problems.append(f"node {child}: parent {self.pool.nodes[child].parent}, not {i}")
+                if i == self.state.root:
+                    if n.visits < below:
+                        problems.append(f"root {i}: {n.visits} visits, {below} below it")
+                elif n.proven != PROVEN_UNKNOWN:
+                    if n.visits < below + (1 if strict else 0):
+                        problems.append(f"proven node {i}: {n.visits} visits, {below} below it")
+                elif self.tree_was_full:
+                    if n.visits < below + (1 if strict else 0):
+                        problems.append(f"node {i}: {n.visits} visits, {below} below it")
+                elif n.visits != below + 1 and (strict or n.visits != below):
+                    problems.append(f"node {i}: {n.visits} visits, {below} below it + 1")
+            elif n.stage == STAGE_NEW:
+                if n.visits != 0 and i != self.state.root:
+                    problems.append(f"new node {i}: {n.visits} visits")
+            elif n.stage == STAGE_LEAF:
+                if n.proven == PROVEN_UNKNOWN and n.visits > 1 and not self.tree_was_full:
+                    depth = 0
+                    child = i
+                    while self.pool.nodes[child].parent != NODE_NONE:
+                        child = self.pool.nodes[child].parent
+                        depth += 1
+                    if depth < MAX_TREE_DEPTH:
+                        problems.append(f"leaf {i}: {n.visits} visits")
+            else:
+                problems.append(f"node {i}: left in stage {n.stage}")
+            if n.value_sum < -1e-9 or n.value_sum > n.visits + 1e-9:
+                problems.append(f"node {i}: value sum {n.value_sum} for {n.visits} visits")
+            if len(problems) >= limit:
+                break
+        return problems[:limit]
 
     def root_children(self) -> List[Dict]:
         """The root's moves after a search: move, visits, mean value, proven result."""
@@ -450,11 +654,14 @@ BENCH_MODES = (("eval-d0", "eval", 0), ("eval-d1", "eval", 1), ("eval-d2", "eval
 
 
 def bench(playouts: int = 20000, out: Callable[[str], None] = print,
-          positions: Optional[List[str]] = None) -> Dict[str, float]:
-    """Playouts per second in each leaf mode (eval at leaf depths 0, 1, 2, and random playouts)
-    over the bench positions, `playouts` each, with the default PUCT selection.
+          positions: Optional[List[str]] = None, threads: int = 1,
+          modes: Optional[List[str]] = None) -> Dict[str, float]:
+    """Playouts per second in each leaf mode (eval at leaf depths 0, 1, 2, and random playouts,
+    or the `modes` named from BENCH_MODES) over the bench positions, `playouts` each, with the
+    default PUCT selection and `threads` search threads.
 
     Prints wall-clock and process-CPU rates (the CPU rate is the fair one on a shared
+    machine; with threads it adds up every thread's time, so compare wall rates, on an idle
     machine) and nodes (playouts plus the leaves' alpha-beta nodes) per CPU second; returns
     the CPU playout rates by mode.  ``python -c "from search.mcts_searcher import bench; bench()"``
     """
@@ -463,7 +670,9 @@ def bench(playouts: int = 20000, out: Callable[[str], None] = print,
 
     rates = {}
     for name, mode, depth in BENCH_MODES:
-        searcher = MCTSSearcher(hash_mb=256)
+        if modes is not None and name not in modes:
+            continue
+        searcher = MCTSSearcher(hash_mb=256, threads=threads)
         searcher.leaf_mode = mode
         searcher.leaf_depth = depth
         searcher.seed = 1
@@ -533,6 +742,8 @@ cdef class HandTree:
         cdef uint32_t p = self._check(parent), first, i
         if self.pool.nodes[p].child_count:
             raise ValueError("node already has children")
+        if not 1 <= count <= 255:
+            raise ValueError("a node has 1 to 255 children")
         first = pool_alloc(&self.pool, count)
         if first == NODE_NONE:
             raise MemoryError("hand tree full")
@@ -545,6 +756,7 @@ cdef class HandTree:
             self.pool.nodes[first + i].move = <Move>(i + 1)
         self.pool.nodes[p].first_child = first
         self.pool.nodes[p].child_count = count
+        self.pool.nodes[p].stage = STAGE_EXPANDED
         return list(range(first, first + count))
 
     def set_stats(self, node: int, visits: int, value_sum: float) -> None:
@@ -582,7 +794,7 @@ cdef class HandTree:
 
     def backpropagate(self, node: int, value: float) -> None:
         """Back up `value` (for the player who moved into `node`) to the root, minimax values too."""
-        backpropagate(&self.pool, self._check(node), value)
+        backpropagate(&self.pool, self._check(node), value, 0)
         backup_minimax(&self.pool, node, value)
 
     def minimax(self, node: int) -> float:
