@@ -177,8 +177,8 @@ def build_options(search_modes: tuple[str, ...] = ("AlphaBeta",), mcts_explorati
     """Every option Kestrel declares; the MCTS ones only when the MCTS searcher is there."""
     options = [
         Option("Hash", "spin", 16, 1, MAX_HASH_MB, apply=_set_hash),
-        # Lazy SMP threads of the alpha-beta searcher (MCTS searches with one).
-        Option("Threads", "spin", 1, 1, MAX_THREADS, apply=_setter("threads"), modes=("AlphaBeta",)),
+        # Lazy SMP threads of the alpha-beta searcher; threads growing one tree in MCTS.
+        Option("Threads", "spin", 1, 1, MAX_THREADS, apply=_setter("threads"), modes=("AlphaBeta", "MCTS")),
         Option("MultiPV", "spin", 1, 1, MAX_MULTIPV, apply=_setter("multipv")),
         Option("Ponder", "check", False),
         Option("Move Overhead", "spin", 50, 0, MAX_MOVE_OVERHEAD_MS, apply=_setter("move_overhead")),

@@ -271,8 +271,6 @@ class UciEngine:
                 self.out.info_string("SyzygyPath: no tables loaded; playing without tablebases")
             elif self._tablebases.available:
                 self.out.info_string(f"SyzygyPath: tables up to {self._tablebases.max_pieces} pieces loaded")
-        elif option.name == "Threads" and str(self.options.value("SearchMode")) != "AlphaBeta":
-            self.out.info_string("MCTS searches with 1 thread; Threads applies to SearchMode AlphaBeta")
         if option.apply is not None or option.name in ("Clear Hash", "SearchMode"):
             if self._idle():
                 self._sync()
