@@ -22,7 +22,7 @@ from typing import Dict, Sequence, Tuple, Union
 
 # In the order of the TERM_* codes of evaluate.pxd.
 TERM_NAMES: Tuple[str, ...] = (
-    "material", "psqt", "mobility", "pawns", "king_safety", "bishop_pair", "rooks", "tempo",
+    "material", "psqt", "mobility", "pawns", "king_safety", "bishop_pair", "rooks", "tempo", "threats", "outposts",
 )
 
 

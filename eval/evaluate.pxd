@@ -15,7 +15,9 @@ cdef enum:
     TERM_BISHOP_PAIR = 5
     TERM_ROOKS = 6
     TERM_TEMPO = 7
-    TERM_COUNT = 8
+    TERM_THREATS = 8        # pieces attacked by pawns or lesser pieces, hanging pieces
+    TERM_OUTPOSTS = 9       # knights and bishops on outposts, rooks on the seventh
+    TERM_COUNT = 10
 
 cdef enum:
     PHASE_MAX = 24          # knight 1, bishop 1, rook 2, queen 4: the starting material

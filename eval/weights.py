@@ -226,6 +226,33 @@ WEIGHTS: Weights = {
     ],
     # For the side to move; small, so that odd and even search depths do not disagree much.
     "tempo": (7, 1),
+    # Session 6 terms.  Starting values are conventional guesses; the tuner fits them.
+    # Threats, per enemy piece (not pawn or king) attacked: by a pawn; a rook or queen by a knight
+    # or bishop; a queen by a rook; and any piece we attack that none of theirs defends.
+    "threat_by_pawn": (45, 30),
+    "threat_by_minor": (25, 30),
+    "threat_by_rook": (30, 15),
+    "hanging_piece": (20, 15),
+    # King safety, mg only: per square the piece type attacks that would check the enemy king
+    # and that no enemy piece attacks.
+    "safe_check": {"knight": 10, "bishop": 6, "rook": 10, "queen": 6},
+    # Pawns: defended by an own pawn; with an own pawn beside it; backward (no own pawn can come
+    # up to defend it and an enemy pawn guards its stop square).
+    "pawn_supported": (7, 4),
+    "pawn_phalanx": (5, 3),
+    "backward_pawn": (-5, -5),
+    # Passed pawns beyond their rank.  "Per step" values are multiplied by the pawn's rank beyond
+    # the third (1 on the fourth rank .. 4 on the seventh).
+    "passed_blocked": (-5, -10),        # something stands on its stop square
+    "passed_supported": (5, 10),        # an own pawn defends it
+    "passed_free_path": (0, 8),         # per step: nothing of theirs on or attacking its path
+    "passed_king_distance": (0, 4),     # per step and per square the enemy king is further from its stop square
+    "passed_unstoppable": (0, 300),     # pawn endings: outside the square of the enemy king
+    # Pieces: knights and bishops on outposts (ranks 4-6, defended by a pawn, out of reach of enemy
+    # pawns); rooks on the seventh with the enemy king or pawns on their first two ranks.
+    "knight_outpost": (20, 10),
+    "bishop_outpost": (10, 5),
+    "rook_seventh": (10, 20),
 }
 
 

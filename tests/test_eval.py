@@ -7,6 +7,9 @@ a disagreement on some term of some position.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable, Iterator
+
 import chess
 import pytest
 from conftest import random_boards
@@ -16,7 +19,8 @@ from eval import bench_evaluate, breakdown, evaluate
 from eval.weights import WEIGHTS, default_weights, weight_names
 from search.board import Position
 
-TERMS = ("material", "psqt", "mobility", "pawns", "king_safety", "bishop_pair", "rooks", "tempo")
+TERMS = ("material", "psqt", "mobility", "pawns", "king_safety", "bishop_pair", "rooks", "tempo", "threats",
+         "outposts")
 
 
 @pytest.fixture(scope="module")
@@ -109,6 +113,9 @@ def reference_breakdown(board: chess.Board, w: dict = WEIGHTS) -> dict[str, obje
             for _ in range(files.count(f) - 1):
                 add("pawns", sign, *w["doubled_pawn"])
 
+    for colour in (chess.WHITE, chess.BLACK):
+        reference_session6_terms(board, colour, w, add)
+
     add("tempo", 1 if board.turn == chess.WHITE else -1, *w["tempo"])
     phase = min(24, chess.popcount(board.knights | board.bishops) + 2 * chess.popcount(board.rooks)
                 + 4 * chess.popcount(board.queens))
@@ -122,6 +129,107 @@ def reference_breakdown(board: chess.Board, w: dict = WEIGHTS) -> dict[str, obje
     result["phase"] = phase
     result["total"] = max(-20000, min(20000, total))
     return result
+
+
+def reference_session6_terms(board: chess.Board, colour: chess.Color, w: dict,
+                             add: Callable[[str, int, int, int], None]) -> None:
+    """Threats, safe checks, pawn chains, backward pawns, passer details, outposts and rooks on
+    the seventh, each asked of python-chess square by square (attackers, distances)."""
+    sign = 1 if colour == chess.WHITE else -1
+    them = not colour
+    forward = 1 if colour == chess.WHITE else -1
+
+    def attacked_by(side: chess.Color, square: int, piece_types: tuple[int, ...] = chess.PIECE_TYPES) -> bool:
+        return any(board.piece_type_at(a) in piece_types for a in board.attackers(side, square))
+
+    def relative_rank(square: int) -> int:
+        return chess.square_rank(square) if colour == chess.WHITE else 7 - chess.square_rank(square)
+
+    def ahead(square: int, other: int) -> bool:
+        """`other` stands on a rank in front of `square`, from this side's view."""
+        return (chess.square_rank(other) - chess.square_rank(square)) * forward > 0
+
+    # Threats.
+    for square, piece in board.piece_map().items():
+        if piece.color != them or piece.piece_type in (chess.PAWN, chess.KING):
+            continue
+        if attacked_by(colour, square, (chess.PAWN,)):
+            add("threats", sign, *w["threat_by_pawn"])
+        if piece.piece_type in (chess.ROOK, chess.QUEEN) and attacked_by(colour, square, (chess.KNIGHT, chess.BISHOP)):
+            add("threats", sign, *w["threat_by_minor"])
+        if piece.piece_type == chess.QUEEN and attacked_by(colour, square, (chess.ROOK,)):
+            add("threats", sign, *w["threat_by_rook"])
+        if board.attackers(colour, square) and not board.attackers(them, square):
+            add("threats", sign, *w["hanging_piece"])
+
+    # Safe checks: a square from which a piece of that type would check the enemy king, that
+    # one of ours of that type attacks, not occupied by us and attacked by none of theirs.
+    enemy_king = board.king(them)
+    checks = 0
+    for square in chess.SQUARES:
+        if board.color_at(square) == colour or board.attackers(them, square):
+            continue
+        for piece_type in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN):
+            if not attacked_by(colour, square, (piece_type,)):
+                continue
+            probe = board.copy(stack=False)
+            probe.set_piece_at(square, chess.Piece(piece_type, colour))
+            if enemy_king in probe.attacks(square):
+                checks += w["safe_check"][chess.piece_name(piece_type)]
+    add("king_safety", sign, checks, 0)
+
+    # Pawns.
+    own_pawns = board.pieces(chess.PAWN, colour)
+    enemy_pawns = board.pieces(chess.PAWN, them)
+    files = [chess.square_file(p) for p in own_pawns]
+    them_pieces = any(board.pieces(t, them) for t in (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN))
+    own_king = board.king(colour)
+    for pawn in own_pawns:
+        f, r = chess.square_file(pawn), chess.square_rank(pawn)
+        if attacked_by(colour, pawn, (chess.PAWN,)):
+            add("pawns", sign, *w["pawn_supported"])
+        if any(chess.square_rank(o) == r and abs(chess.square_file(o) - f) == 1 for o in own_pawns):
+            add("pawns", sign, *w["pawn_phalanx"])
+        isolated = f - 1 not in files and f + 1 not in files
+        supportable = any(abs(chess.square_file(o) - f) == 1 and not ahead(pawn, o) for o in own_pawns)
+        stop = pawn + 8 * forward
+        if not isolated and not supportable and attacked_by(them, stop, (chess.PAWN,)):
+            add("pawns", sign, *w["backward_pawn"])
+        stopped = any(abs(chess.square_file(e) - f) <= 1 and ahead(pawn, e) for e in enemy_pawns)
+        behind_own = any(chess.square_file(o) == f and ahead(pawn, o) for o in own_pawns)
+        if stopped or behind_own:
+            continue
+        rank = relative_rank(pawn)
+        steps = max(rank - 2, 0)
+        path = [chess.square(f, rr) for rr in range(8) if ahead(pawn, chess.square(f, rr))]
+        if board.piece_at(stop) is not None:
+            add("pawns", sign, *w["passed_blocked"])
+        if attacked_by(colour, pawn, (chess.PAWN,)):
+            add("pawns", sign, *w["passed_supported"])
+        if all(board.color_at(s) != them and not board.attackers(them, s) for s in path):
+            add("pawns", sign, steps * w["passed_free_path"][0], steps * w["passed_free_path"][1])
+        difference = min(chess.square_distance(enemy_king, stop), 5) - min(chess.square_distance(own_king, stop), 5)
+        add("pawns", sign, steps * difference * w["passed_king_distance"][0],
+            steps * difference * w["passed_king_distance"][1])
+        if not them_pieces and all(board.piece_at(s) is None for s in path):
+            promotion = chess.square(f, 7 if colour == chess.WHITE else 0)
+            king_moves = chess.square_distance(enemy_king, promotion) - (1 if board.turn == them else 0)
+            if min(7 - rank, 5) < king_moves:
+                add("pawns", sign, *w["passed_unstoppable"])
+
+    # Outposts and rooks on the seventh.
+    for piece_type, name in ((chess.KNIGHT, "knight_outpost"), (chess.BISHOP, "bishop_outpost")):
+        for square in board.pieces(piece_type, colour):
+            if (3 <= relative_rank(square) <= 5 and attacked_by(colour, square, (chess.PAWN,))
+                    and not any(abs(chess.square_file(e) - chess.square_file(square)) == 1 and ahead(square, e)
+                                for e in enemy_pawns)):
+                add("outposts", sign, *w[name])
+    seventh = [s for s in chess.SQUARES if relative_rank(s) == 6]
+    eighth = [s for s in chess.SQUARES if relative_rank(s) == 7]
+    if any(s in enemy_pawns for s in seventh) or enemy_king in eighth:
+        for square in board.pieces(chess.ROOK, colour):
+            if relative_rank(square) == 6:
+                add("outposts", sign, *w["rook_seventh"])
 
 
 def test_matches_the_reference_term_by_term(boards: list[chess.Board]) -> None:
@@ -191,7 +299,80 @@ def test_passed_pawn_on_the_seventh_beats_the_third() -> None:
     assert score(seventh) > score(third)
 
 
+SESSION6_PAIRS = ("threat_by_pawn", "threat_by_minor", "threat_by_rook", "hanging_piece", "pawn_supported",
+                  "pawn_phalanx", "backward_pawn", "passed_blocked", "passed_supported", "passed_free_path",
+                  "passed_king_distance", "passed_unstoppable", "knight_outpost", "bishop_outpost", "rook_seventh")
+
+
+@contextlib.contextmanager
+def only_session6_term(name: str | None) -> Iterator[None]:
+    """The table with every term added in session 6 at zero except `name` (None: all zero)."""
+    table = default_weights()
+    for pair in SESSION6_PAIRS:
+        if pair != name:
+            table[pair] = (0, 0)
+    for piece in table["safe_check"]:
+        if name != "safe_check":
+            table["safe_check"][piece] = 0
+    kestrel_eval.load_weights(table)
+    try:
+        yield
+    finally:
+        kestrel_eval.load_weights(default_weights())
+
+
+def test_threats_of_pawns_and_hanging_pieces() -> None:
+    # The e4 pawn attacks the d5 knight, which nothing of Black's defends.
+    fen = "4k3/8/8/3n4/4P3/8/8/4K3 w - - 0 1"
+    with only_session6_term("threat_by_pawn"):
+        assert terms(fen)["threats"] == WEIGHTS["threat_by_pawn"]
+    with only_session6_term("hanging_piece"):
+        assert terms(fen)["threats"] == WEIGHTS["hanging_piece"]
+        # Defended by the c6 pawn, the knight no longer hangs.
+        assert terms("4k3/8/2p5/3n4/4P3/8/8/4K3 w - - 0 1")["threats"] == (0, 0)
+    with only_session6_term("threat_by_minor"):
+        # The f3 knight attacks the black rook on e5; Black's rook attacks nothing of White's.
+        assert terms("4k3/8/8/4r3/8/5N2/8/4K3 w - - 0 1")["threats"] == WEIGHTS["threat_by_minor"]
+
+
+def test_safe_checks_count_only_unguarded_squares() -> None:
+    weight = WEIGHTS["safe_check"]["rook"]
+    with only_session6_term("safe_check"):
+        with_check = terms("4k3/8/8/8/8/8/8/R3K3 w - - 0 1")["king_safety"][0]     # Ra8+ is safe
+        guarded = terms("4k3/8/1n6/8/8/8/8/R3K3 w - - 0 1")["king_safety"][0]      # b6 knight covers a8
+        assert with_check - guarded == weight
+
+
+def test_passer_outside_the_square_is_unstoppable() -> None:
+    # White's a5 pawn needs 3 moves; Black's king on h6 needs 7 to reach a8, on b6 only 1.
+    with only_session6_term("passed_unstoppable"):
+        outside = terms("8/8/7k/P7/8/8/8/4K3 b - - 0 1")["pawns"]
+        inside = terms("8/8/1k6/P7/8/8/8/4K3 b - - 0 1")["pawns"]
+        assert outside[1] - inside[1] == WEIGHTS["passed_unstoppable"][1]
+
+
+def test_backward_pawn_and_outpost() -> None:
+    # d3 cannot be defended by the e4 pawn (ahead of it) and the c5 pawn guards d3's stop square d4.
+    # Only d3 is backward: e4 has d3 behind it, and c5 is isolated (counted as such).
+    fen = "4k3/8/8/2p5/4P3/3P4/8/4K3 w - - 0 1"
+    with only_session6_term(None):
+        without = terms(fen)["pawns"]
+    with only_session6_term("backward_pawn"):
+        with_term = terms(fen)["pawns"]
+    assert (with_term[0] - without[0], with_term[1] - without[1]) == WEIGHTS["backward_pawn"]
+    with only_session6_term("knight_outpost"):
+        # A knight on d5 defended by the e4 pawn; no black pawn on c or e files ahead of it.
+        assert terms("4k3/8/8/3N4/4P3/8/8/4K3 w - - 0 1")["outposts"] == WEIGHTS["knight_outpost"]
+        # A black pawn on c7 can come to c6 and drive it away: no outpost.
+        assert terms("4k3/2p5/8/3N4/4P3/8/8/4K3 w - - 0 1")["outposts"] == (0, 0)
+
+
 def test_pawn_structure_features() -> None:
+    with only_session6_term(None):
+        classic_pawn_structure_features()
+
+
+def classic_pawn_structure_features() -> None:
     passed_mg, passed_eg = WEIGHTS["passed_pawn_mg"], WEIGHTS["passed_pawn_eg"]
     isolated_mg, isolated_eg = WEIGHTS["isolated_pawn"]
     # e5 and d6 stop each other (an enemy pawn ahead on a neighbouring file): both merely isolated.
