@@ -9,6 +9,7 @@ import math
 import chess
 import pytest
 
+from search.alphabeta_searcher import AlphaBetaSearcher
 from search.board import Position
 from search.limits import SearchLimits
 from search.mcts_searcher import (
@@ -141,17 +142,25 @@ def test_puct_never_picks_a_proven_loss_and_takes_a_proven_win() -> None:
 
 # ---------------------------------------------------------------- searched leaves
 
-def test_a_searched_leaf_finds_the_quiet_mate_in_two_at_few_playouts() -> None:
-    s = searcher(2)
-    result = s.search(Position(QUIET_MATE_IN_2), SearchLimits(nodes=300))
-    assert result.score == ("mate", 2)
-    assert s.stop_reason == "proven" and s.playouts < 300
-    board = chess.Board(QUIET_MATE_IN_2)
-    board.push_uci(result.best_move)
-    assert all(any(child.is_checkmate() for child in _after(board, reply)) for reply in list(board.legal_moves))
-    # The quiescence leaf sees no mate behind a quiet move: at the same count it has none.
-    shallow = searcher(0).search(Position(QUIET_MATE_IN_2), SearchLimits(nodes=300))
-    assert shallow.score[0] == "cp"
+def test_a_searched_leaf_proves_a_mate_in_fewer_playouts() -> None:
+    """Depth-2 leaves see a mate behind a quiet move; quiescence leaves must build it in the tree.
+    Both prove a forced mate here; the searched leaves need far fewer playouts for it.  The solver
+    stops at the first mate it proves, so the distance may be 3 (Re4+) beside the quiet mate in 2."""
+    proofs = {}
+    for depth in (0, 2):
+        s = searcher(depth)
+        result = s.search(Position(QUIET_MATE_IN_2), SearchLimits(nodes=3000))
+        assert result.score[0] == "mate" and 2 <= result.score[1] <= 3 and s.stop_reason == "proven"
+        # Every reply to the first move still loses to a forced mate, one move sooner (alpha-beta checks).
+        board = chess.Board(QUIET_MATE_IN_2)
+        board.push_uci(result.best_move)
+        for reply in list(board.legal_moves):
+            board.push(reply)
+            check = AlphaBetaSearcher(hash_mb=8).search(Position(board.fen()), SearchLimits(depth=8))
+            assert check.score[0] == "mate" and 0 < check.score[1] <= result.score[1] - 1, (reply, check.score)
+            board.pop()
+        proofs[depth] = s.playouts
+    assert proofs[2] * 4 < proofs[0], proofs
 
 
 def _after(board: chess.Board, reply: chess.Move) -> list[chess.Board]:
@@ -166,13 +175,12 @@ def _after(board: chess.Board, reply: chess.Move) -> list[chess.Board]:
     return out
 
 
-def test_a_searched_leaf_wins_the_pinned_queen_at_few_playouts() -> None:
-    deep = searcher(2).search(Position(PIN_WINS_THE_QUEEN), SearchLimits(nodes=320))
-    assert deep.best_move == "d3b5"
-    # The quiescence leaf needs thousands of playouts here (quiet moves have small priors and
-    # their refutation is two plies below the move).
-    shallow = searcher(0).search(Position(PIN_WINS_THE_QUEEN), SearchLimits(nodes=320))
-    assert shallow.best_move != "d3b5"
+@pytest.mark.parametrize("depth", [0, 2])
+def test_both_leaves_win_the_pinned_queen_at_few_playouts(depth: int) -> None:
+    # With the session-6 evaluation (threats) and c_puct 1.0 the quiescence leaf finds it as
+    # soon as the searched one; with c_puct 0.35 it needed thousands of playouts.
+    result = searcher(depth).search(Position(PIN_WINS_THE_QUEEN), SearchLimits(nodes=320))
+    assert result.best_move == "d3b5"
 
 
 @pytest.mark.parametrize("depth", [0, 1, 2, 3])
