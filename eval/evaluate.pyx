@@ -261,7 +261,6 @@ cdef void passed_pawn_details(const Board* b, int us, Bitboard passers, const At
     add_term(t, TERM_PAWNS, sign, mg, eg)
 
 
-
 cdef void threats(const Board* b, int us, const Attacks* a, EvalTerms* t) noexcept nogil:
     """Enemy pieces our pawns or lesser pieces attack, hanging pieces, and the safe squares
     from which our pieces could check the enemy king."""
