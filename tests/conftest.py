@@ -6,6 +6,7 @@ Test data that is too large for the repository (perft suites, opening sets) live
 
 from __future__ import annotations
 
+import io
 import queue
 import random
 import subprocess
@@ -18,6 +19,9 @@ from pathlib import Path
 import chess
 import chess.engine
 import pytest
+
+from uci_engine.output import Output
+from uci_engine.protocol import UciEngine
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
@@ -215,3 +219,16 @@ def random_boards(games: int, seed: int) -> list[chess.Board]:
             board.push(rng.choice(moves))
             boards.append(board.copy(stack=False))
     return boards
+
+
+def uci_session() -> tuple[UciEngine, io.BytesIO]:
+    """A UCI engine in this process, writing to a buffer (for option and command tests)."""
+    buffer = io.BytesIO()
+    return UciEngine(Output(buffer)), buffer
+
+
+def send(engine: UciEngine, buffer: io.BytesIO, line: str) -> list[str]:
+    """Handle one command line and return the lines it wrote."""
+    start = len(buffer.getvalue())
+    assert engine.handle(line)
+    return buffer.getvalue()[start:].decode().splitlines()

@@ -3,11 +3,11 @@ alpha-beta search, the value model, the early stop and their UCI options (docs/m
 
 from __future__ import annotations
 
-import io
 import math
 
 import chess
 import pytest
+from conftest import send, uci_session
 
 from search.alphabeta_searcher import AlphaBetaSearcher
 from search.board import Position
@@ -26,8 +26,6 @@ from search.mcts_searcher import (
     win_probability,
 )
 from uci_engine import wdl
-from uci_engine.output import Output
-from uci_engine.protocol import UciEngine
 
 HANGING_QUEEN = "rnb1kbnr/pppp1ppp/8/4p1q1/3P4/2N5/PPP1PPPP/R1BQKBNR w KQkq - 0 3"   # Bxg5
 # Two rooks and a king against a king: the mate in 2 starts with a quiet king move, which a
@@ -259,17 +257,6 @@ def test_movetime_is_used_to_the_end() -> None:
 
 
 # ---------------------------------------------------------------- UCI options
-
-def uci_session() -> tuple[UciEngine, io.BytesIO]:
-    buffer = io.BytesIO()
-    return UciEngine(Output(buffer)), buffer
-
-
-def send(engine: UciEngine, buffer: io.BytesIO, line: str) -> list[str]:
-    start = len(buffer.getvalue())
-    assert engine.handle(line)
-    return buffer.getvalue()[start:].decode().splitlines()
-
 
 def test_mcts_options_defaults_match_the_searcher() -> None:
     engine, _ = uci_session()

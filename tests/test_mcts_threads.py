@@ -8,20 +8,18 @@ test_one_thread_searches_as_before were recorded with the code of main before th
 
 from __future__ import annotations
 
-import io
 import threading
 import time
 
 import chess
 import pytest
+from conftest import send, uci_session
 from test_search import random_positions
 
 from search.board import Position
 from search.info import Info, InfoString, SearchInfo, SearchResult
 from search.limits import MAX_THREADS, SearchLimits
 from search.mcts_searcher import MCTSSearcher
-from uci_engine.output import Output
-from uci_engine.protocol import UciEngine
 
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 MATE_IN_1 = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"                                        # Ra8#
@@ -282,17 +280,6 @@ def test_a_full_pool_in_an_infinite_search_with_threads_waits_for_stop() -> None
 
 
 # ---------------------------------------------------------------- the UCI option
-
-def uci_session() -> tuple[UciEngine, io.BytesIO]:
-    buffer = io.BytesIO()
-    return UciEngine(Output(buffer)), buffer
-
-
-def send(engine: UciEngine, buffer: io.BytesIO, line: str) -> list[str]:
-    start = len(buffer.getvalue())
-    assert engine.handle(line)
-    return buffer.getvalue()[start:].decode().splitlines()
-
 
 def test_threads_option_in_mcts_mode() -> None:
     engine, buffer = uci_session()
