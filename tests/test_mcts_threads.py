@@ -220,7 +220,9 @@ def test_start_and_stop_four_threads_many_times() -> None:
 
 
 def test_stop_ends_every_thread_of_an_infinite_search() -> None:
-    s = searcher(4, leaf_depth=2)
+    # A pool large enough not to fill in 0.3 s: a full pool in an infinite search ends the
+    # playouts by itself (reason "limit") before the stop arrives, which this test is not about.
+    s = searcher(4, leaf_depth=2, hash_mb=256)
     timer = threading.Timer(0.3, s.stop)
     timer.start()
     result = s.search(Position(MIDDLEGAME), SearchLimits(infinite=True))
