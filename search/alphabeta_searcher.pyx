@@ -29,7 +29,7 @@ from search.searcher cimport Searcher
 from search.params cimport load_search_params
 
 from search.info import CurrentMove, SearchResult
-from search.limits import MAX_DEPTH, MAX_MULTIPV, MAX_THREADS
+from search.limits import MAX_DEPTH, MAX_MULTIPV, checked_thread_count
 
 cdef extern from "clock.h" nogil:
     int64_t now_ms "kestrel_now_ms"()
@@ -100,10 +100,8 @@ cdef class AlphaBetaSearcher(Searcher):
 
     @threads.setter
     def threads(self, value: int) -> None:
-        cdef int count = int(value)
+        cdef int count = checked_thread_count(value)
         cdef int i
-        if not 1 <= count <= MAX_THREADS:
-            raise ValueError(f"threads must be from 1 to {MAX_THREADS}, not {value}")
         if count - 1 == self.helper_count:
             return
         self._free_helpers()

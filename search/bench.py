@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 
 from search.board.position import Position
-from search.limits import MAX_THREADS, SearchLimits
+from search.limits import SearchLimits, checked_thread_count
 from search.searcher import Searcher
 
 DEFAULT_DEPTH = 11
@@ -79,12 +79,13 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     try:
         depth = int(args[0]) if args else None
-        threads = int(args[1]) if len(args) > 1 else 1
     except ValueError:
-        print(f"bench: depth and threads must be whole numbers, not {' '.join(args)!r}", file=sys.stderr)
+        print(f"bench: the depth must be a whole number, not {args[0]!r}", file=sys.stderr)
         return 2
-    if not 1 <= threads <= MAX_THREADS:
-        print(f"bench: threads must be from 1 to {MAX_THREADS}, not {threads}", file=sys.stderr)
+    try:
+        threads = checked_thread_count(args[1]) if len(args) > 1 else 1
+    except ValueError as error:
+        print(f"bench: {error}", file=sys.stderr)
         return 2
     run_bench(depth, threads=threads)
     return 0

@@ -14,6 +14,20 @@ MAX_DEPTH = 120        # deepest iteration: the C searchers' MAX_PLY (128) less 
 MAX_THREADS = 256      # search threads (Lazy SMP); each adds a fixed ~0.2 MB of search state
 
 
+def checked_thread_count(value: object) -> int:
+    """``value`` as a thread count, or ValueError when it is not a whole number in 1..MAX_THREADS.
+
+    Both searchers' ``threads`` setters and ``bench`` take their counts through here, so the
+    range and its message live once."""
+    try:
+        count = int(value)  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        raise ValueError(f"threads must be a whole number, not {value!r}") from None
+    if not 1 <= count <= MAX_THREADS:
+        raise ValueError(f"threads must be from 1 to {MAX_THREADS}, not {value}")
+    return count
+
+
 @dataclass
 class SearchLimits:
     """Limits of one search; times in milliseconds, ``None`` where not given."""

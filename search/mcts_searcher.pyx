@@ -44,7 +44,7 @@ import math
 from typing import Callable, Dict, List, Optional, Tuple
 
 from search.info import InfoString, SearchResult
-from search.limits import MAX_MULTIPV, MAX_THREADS, SearchLimits
+from search.limits import MAX_MULTIPV, SearchLimits, checked_thread_count
 from search.searcher import uci_score
 
 LEAF_MODES = ("eval", "playout")
@@ -201,10 +201,8 @@ cdef class MCTSSearcher(Searcher):
 
     @threads.setter
     def threads(self, value: int) -> None:
-        cdef int count = int(value)
+        cdef int count = checked_thread_count(value)
         cdef int i
-        if not 1 <= count <= MAX_THREADS:
-            raise ValueError(f"threads must be from 1 to {MAX_THREADS}, not {value}")
         if count - 1 == self.helper_count:
             return
         self._free_helpers()

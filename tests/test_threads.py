@@ -90,3 +90,20 @@ def test_threads_range_and_changes_between_searches() -> None:
         result = searcher.search(Position(), SearchLimits(depth=5))
         assert result.best_move in Position().legal_moves()
 
+
+def test_thread_counts_are_checked_in_one_place() -> None:
+    from search.limits import checked_thread_count
+    assert checked_thread_count("4") == 4 and checked_thread_count(MAX_THREADS) == MAX_THREADS
+    for bad in (0, MAX_THREADS + 1, "two", None, "1.5"):
+        with pytest.raises(ValueError):
+            checked_thread_count(bad)
+
+
+def test_bench_refuses_a_bad_thread_count_with_a_message(capsys: pytest.CaptureFixture[str]) -> None:
+    from search.bench import main as bench_main
+    for bad in ("0", str(MAX_THREADS + 1), "two"):
+        assert bench_main(["1", bad]) == 2
+        assert "bench: threads must be" in capsys.readouterr().err
+    assert bench_main(["deep"]) == 2
+    assert "depth must be a whole number" in capsys.readouterr().err
+
