@@ -98,6 +98,9 @@ cdef struct MCTSShared:
     int seldepth
     int pool_full            # a flag: some expansion found no room, the tree stops growing
     int helpers_running      # helper threads still inside mcts_helper (the main one waits for 0)
+    int pause_requested      # a flag: the main thread wants the tree quiet (to recycle the pool)
+    int helpers_paused       # helpers waiting at the top of their loop while pause_requested
+    int recycles             # times this search freed room by dropping the least visited subtrees
 
 
 cdef struct MCTSState:
@@ -117,6 +120,7 @@ cdef struct MCTSState:
     int leaf_depth         # LEAF_EVAL: alpha-beta plies before the quiescence search (0: quiescence only)
     int value_model        # VALUE_MODEL_* (mcts_value.pxd)
     int playout_cap        # plies of a random playout before the evaluation decides
+    bint recycle           # a full pool drops its least visited subtrees and the tree grows on
     uint64_t rng             # each thread has its own stream
 
     # The main thread's: stop, ponderhit, infinite and the clock, from the UCI thread;
@@ -145,6 +149,10 @@ cdef uint32_t pool_new_root(NodePool* p) noexcept nogil
 cdef uint32_t pool_alloc(NodePool* p, uint32_t count) noexcept nogil
 cdef uint32_t pool_keep_subtree(NodePool* p, uint32_t new_root) noexcept nogil   # no thread may be running
 cdef uint32_t pool_used(const NodePool* p) noexcept nogil
+# Drop the children of the least visited expanded nodes (never the root's) until at most
+# `target` nodes remain, compacted; those nodes become leaves with their statistics kept.
+# Returns the visit threshold used.  No thread may be walking (the main thread pauses them).
+cdef uint32_t pool_recycle(NodePool* p, uint32_t root, uint32_t target) noexcept nogil
 cdef bint node_expanded(const Node* n) noexcept nogil     # its children can be read (acquire)
 
 # The pieces of one iteration, exposed for tests on hand-made trees.

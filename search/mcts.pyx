@@ -64,6 +64,8 @@ cdef enum:
     REPORT_INTERVAL_MS = 1000
     MAX_CAPACITY = 0xFFFFFFF0
     SPINS_BEFORE_YIELD = 64        # waiting for another thread's expansion: spin a little, then yield
+    RECYCLE_KEEP_PERCENT = 50      # a full pool is recycled down to at most this share of its nodes
+    MAX_THRESHOLD = 0x40000000     # (visit thresholds double up to here, never overflowing)
 
 
 # ---------------------------------------------------------------- the pool
@@ -151,32 +153,73 @@ cdef uint32_t pool_new_root(NodePool* p) noexcept nogil:
     return root
 
 
-cdef uint32_t pool_keep_subtree(NodePool* p, uint32_t new_root) noexcept nogil:
-    """Keep only the subtree under `new_root`, moved to the front of the pool; returns its new index (0).
+cdef inline bint children_kept(const NodePool* p, uint32_t node, uint32_t root, uint32_t threshold) noexcept nogil:
+    """Whether recycling at `threshold` keeps this kept node's children."""
+    return node == root or p.nodes[node].visits >= threshold
 
-    Only while no search thread runs (the searcher calls it before it starts any).  A child
-    block is always allocated after its parent, so a node's parent has a smaller index: one
-    pass in index order finds the subtree, and moving each kept node down to its rank never
-    overwrites a node not yet moved.
-    """
+
+cdef uint32_t mark_kept(NodePool* p, uint32_t root, uint32_t threshold) noexcept nogil:
+    """Number every node that recycling at `threshold` keeps in p.remap (its new index; NODE_NONE
+    for a dropped one) and return how many there are.  A node is kept when its parent is kept
+    and keeps its children; parents come before their children, so one pass in index order does."""
     cdef uint32_t i, count = 0, parent
-    cdef Node n
-    for i in range(new_root, p.used):
+    for i in range(root, p.used):
         parent = p.nodes[i].parent
-        if i == new_root or (parent != NODE_NONE and parent >= new_root and p.remap[parent] != NODE_NONE):
+        if i == root or (parent != NODE_NONE and parent >= root and p.remap[parent] != NODE_NONE
+                         and children_kept(p, parent, root, threshold)):
             p.remap[i] = count
             count += 1
         else:
             p.remap[i] = NODE_NONE
-    for i in range(new_root, p.used):
+    return count
+
+
+cdef void compact(NodePool* p, uint32_t root, uint32_t threshold) noexcept nogil:
+    """Keep the tree under `root` less the children of nodes visited fewer than `threshold`
+    times (0: the whole subtree), moved to the front of the pool with the root at index 0.
+
+    A child block is always allocated after its parent, so kept nodes keep their order and
+    moving each one down to its rank never overwrites a node not yet moved.  A node whose
+    children go is a leaf again (STAGE_LEAF) with its visits, value and proof.
+    """
+    cdef uint32_t i, count = mark_kept(p, root, threshold)
+    cdef Node n
+    for i in range(root, p.used):
         if p.remap[i] == NODE_NONE:
             continue
         n = p.nodes[i]
-        n.parent = NODE_NONE if i == new_root else p.remap[n.parent]
-        if n.child_count > 0:
+        n.parent = NODE_NONE if i == root else p.remap[n.parent]
+        if n.child_count > 0 and children_kept(p, i, root, threshold):
             n.first_child = p.remap[n.first_child]
+        elif n.child_count > 0:
+            n.first_child = NODE_NONE
+            n.child_count = 0
+            n.stage = STAGE_LEAF
         p.nodes[p.remap[i]] = n
     p.used = count
+
+
+cdef uint32_t pool_recycle(NodePool* p, uint32_t root, uint32_t target) noexcept nogil:
+    """Make room in a full pool: the smallest power-of-two visit count at which dropping the
+    children of every node visited fewer times leaves at most `target` nodes, then compaction.
+
+    The root always keeps its children.  The next walk that reaches a node whose children
+    went expands it afresh, so the lines that matter grow deeper while the ones nobody
+    visits give up their room.
+    """
+    cdef uint32_t threshold = 2, root_visits = p.nodes[root].visits
+    while mark_kept(p, root, threshold) > target and threshold <= root_visits and threshold < MAX_THRESHOLD:
+        threshold *= 2
+    compact(p, root, threshold)
+    return threshold
+
+
+cdef uint32_t pool_keep_subtree(NodePool* p, uint32_t new_root) noexcept nogil:
+    """Keep only the subtree under `new_root`, moved to the front of the pool; returns its new index (0).
+
+    Only while no search thread runs (the searcher calls it before it starts any).
+    """
+    compact(p, new_root, 0)
     return 0
 
 
@@ -810,6 +853,9 @@ cdef void shared_reset(MCTSShared* shared, int helpers) noexcept nogil:
     shared.seldepth = 0
     shared.pool_full = 0
     shared.helpers_running = helpers
+    shared.pause_requested = 0
+    shared.helpers_paused = 0
+    shared.recycles = 0
 
 
 cdef void helpers_not_started(MCTSShared* shared, int count) noexcept nogil:
@@ -843,6 +889,41 @@ cdef void finish_helpers(MCTSState* s) noexcept nogil:
         sleep_ms(1)
 
 
+cdef bint recycle_tree(MCTSState* s) noexcept nogil:
+    """The pool is full: pause the helpers at the top of their loop (each finishes the playout
+    it is in, so no walk and no virtual loss is left), drop the least visited subtrees until at
+    most RECYCLE_KEEP_PERCENT of the pool is used, and let everyone grow the tree again.
+
+    Returns False when even keeping only the root's children would not get under that share
+    (a pool too small for the root's moves and a few more): the tree then stops growing.
+    """
+    cdef MCTSShared* shared = s.shared
+    cdef uint32_t target = <uint32_t>(<uint64_t>s.pool.capacity * RECYCLE_KEEP_PERCENT // 100)
+    cdef bint made_room
+    store_flag(&shared.pause_requested, 1)
+    while load_int(&shared.helpers_paused) < load_int(&shared.helpers_running):
+        yield_thread()
+    pool_recycle(s.pool, s.root, target)
+    made_room = pool_used(s.pool) <= target
+    if made_room:
+        add_int(&shared.recycles, 1)
+        store_flag(&shared.pool_full, 0)
+    store_flag(&shared.pause_requested, 0)
+    # Wait until every helper has left the pause, so that the next pause finds none still in it.
+    while load_int(&shared.helpers_paused) > 0:
+        yield_thread()
+    return made_room
+
+
+cdef inline void pause_here(MCTSState* s) noexcept nogil:
+    """A helper: wait while the main thread recycles the pool (or until told to stop)."""
+    cdef MCTSShared* shared = s.shared
+    add_int(&shared.helpers_paused, 1)
+    while load_flag(&shared.pause_requested) and not load_flag(&s.signals.stop_requested):
+        sleep_ms(1)
+    add_int(&shared.helpers_paused, -1)
+
+
 cdef void mcts_search(MCTSState* s) noexcept nogil:
     """The main thread: iterate until stopped, out of time or limits, or the root is proven;
     then stop the helpers and report.
@@ -855,6 +936,7 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
     cdef int64_t elapsed
     cdef uint64_t playouts
     cdef int result
+    cdef bint recycle_failed = False
     start_thread_counts(s)
     while True:
         if load_flag(&s.signals.stop_requested):
@@ -873,6 +955,8 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
         # The periodic checks go by this thread's own playouts, which pass every multiple.
         if s.mate_limit and (s.playouts & 63) == 0 and mate_found(s):
             break
+        if s.recycle and load_flag(&shared.pool_full) and not recycle_failed:
+            recycle_failed = not recycle_tree(s)
         if load_flag(&shared.pool_full) and (load_flag(&s.signals.infinite) or load_flag(&s.signals.pondering)):
             # With no clock to use up, more playouts into a tree that cannot grow would only
             # keep a core busy: report and wait for stop or ponderhit (which then answers at once).
@@ -915,6 +999,9 @@ cdef void mcts_helper(MCTSState* s) noexcept nogil:
         if s.playout_limit and load_u64(&shared.playouts) >= s.playout_limit:
             s.stop_reason = STOP_LIMIT
             break
+        if load_flag(&shared.pause_requested):
+            pause_here(s)
+            continue
         if iterate(s) < 0:
             s.stop_reason = STOP_SIGNAL
             break

@@ -33,6 +33,7 @@ class MCTSSearcher(Searcher):
     prior_temperature: float
     playout_cap: int
     reuse_tree: bool
+    recycle: bool
     leaf_mode: str
     leaf_depth: int
     selection: str
@@ -49,6 +50,8 @@ class MCTSSearcher(Searcher):
     def root_visits(self) -> int: ...
     @property
     def stop_reason(self) -> str | None: ...
+    @property
+    def recycles(self) -> int: ...
     def priors(self, position: Position) -> dict[str, float]: ...
     def store_tt_move(self, position: Position, move: str) -> None: ...
 

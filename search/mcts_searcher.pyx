@@ -27,7 +27,8 @@ from search.mcts cimport (
     LEAF_EVAL, LEAF_PLAYOUT, SELECT_PUCT, SELECT_UCT, PRIOR_ONE, VIRTUAL_LOSS, MAX_TREE_DEPTH,
     STAGE_NEW, STAGE_LEAF, STAGE_EXPANDED,
     STOP_NONE, STOP_SIGNAL, STOP_PROVEN, STOP_LIMIT, STOP_TIME, STOP_SETTLED,
-    pool_allocate, pool_free, pool_new_root, pool_alloc, pool_keep_subtree, pool_used, node_expanded,
+    pool_allocate, pool_free, pool_new_root, pool_alloc, pool_keep_subtree, pool_recycle, pool_used,
+    node_expanded,
     ucb_score, puct_score, select_child, select_child_puct, backpropagate, backup_minimax, propagate_proof,
     best_child, expand, shared_reset, helpers_not_started, stop_helpers, mcts_search, mcts_helper,
 )
@@ -67,6 +68,7 @@ DEFAULT_FPU_REDUCTION = 0.1
 DEFAULT_PRIOR_TEMPERATURE = 1.0
 DEFAULT_LEAF_DEPTH = 0
 DEFAULT_VALUE_MODEL = "wdl"
+DEFAULT_RECYCLE = True          # a full pool recycles its least visited subtrees (docs/mcts.md)
 
 _PROVEN_NAMES = {PROVEN_UNKNOWN: None, PROVEN_WIN: "win", PROVEN_LOSS: "loss", PROVEN_DRAW: "draw"}
 _PROVEN_CODES = {"win": PROVEN_WIN, "loss": PROVEN_LOSS, "draw": PROVEN_DRAW}
@@ -114,6 +116,7 @@ cdef class MCTSSearcher(Searcher):
     cdef public double prior_temperature
     cdef public int playout_cap
     cdef public bint reuse_tree
+    cdef public bint recycle            # a full pool drops its least visited subtrees (mcts.pxd)
     cdef int leaf_code
     cdef int leaf_depth_value
     cdef int selection_code
@@ -152,6 +155,7 @@ cdef class MCTSSearcher(Searcher):
         self.prior_temperature = DEFAULT_PRIOR_TEMPERATURE
         self.playout_cap = DEFAULT_PLAYOUT_CAP
         self.reuse_tree = True
+        self.recycle = DEFAULT_RECYCLE
         self.leaf_code = LEAF_EVAL
         self.leaf_depth = DEFAULT_LEAF_DEPTH
         self.selection = DEFAULT_SELECTION
@@ -292,6 +296,11 @@ cdef class MCTSSearcher(Searcher):
         """Why the last search ended: 'stop', 'proven', 'limit', 'time' or 'settled'."""
         return STOP_REASONS[self.state.stop_reason]
 
+    @property
+    def recycles(self) -> int:
+        """How often the last search found the pool full and dropped its least visited subtrees."""
+        return self.shared.recycles
+
     def priors(self, position: Position) -> Dict[str, float]:
         """The PUCT prior of every legal move in `position`, as an expansion would give them
         (with this searcher's table and history, at its temperature)."""
@@ -429,6 +438,7 @@ cdef class MCTSSearcher(Searcher):
         s.leaf_depth = self.leaf_depth_value
         s.value_model = self.value_model_code
         s.playout_cap = max(0, min(int(self.playout_cap), 400))
+        s.recycle = self.recycle
         s.rng = <uint64_t>self.seed_value
         s.reporter = <void*>self
         s.shared = &self.shared
@@ -503,7 +513,7 @@ cdef class MCTSSearcher(Searcher):
         self.helper_threads = []
         best = best_child(&self.pool, self.state.root)
         self.tree_valid = True
-        self.tree_was_full = self.tree_was_full or self.shared.pool_full
+        self.tree_was_full = self.tree_was_full or self.shared.pool_full or self.shared.recycles > 0
         pv = self._pv_from(best)
         value = node_value(&self.pool.nodes[best], self.value_model_code, self.root_material)
         return SearchResult(pv[0], pv[1] if len(pv) > 1 else None, uci_score(value),
@@ -556,7 +566,11 @@ cdef class MCTSSearcher(Searcher):
         cdef uint32_t child
         if self.on_info is None:
             return
-        if s.pool_full and not self.full_reported:
+        if s.recycles > 0 and not self.full_reported:
+            self.full_reported = True
+            self._emit(InfoString("node pool full, its least visited subtrees are recycled "
+                                  "(a larger Hash keeps more of the tree)"))
+        elif s.pool_full and not self.full_reported:
             self.full_reported = True
             self._emit(InfoString("node pool full, tree stops growing"))
         depth = self._average_depth()
@@ -819,3 +833,16 @@ cdef class HandTree:
         """Compact the pool to the subtree under `node`; returns the pool's new size."""
         pool_keep_subtree(&self.pool, self._check(node))
         return self.pool.used
+
+    def recycle(self, target: int) -> Tuple[int, int]:
+        """Drop the least visited subtrees until at most `target` nodes are left:
+        (the visit threshold used, the pool's new size)."""
+        cdef uint32_t threshold = pool_recycle(&self.pool, 0, max(1, int(target)))
+        return threshold, self.pool.used
+
+    def children(self, node: int) -> List[int]:
+        cdef const Node* n = &self.pool.nodes[self._check(node)]
+        return list(range(n.first_child, n.first_child + n.child_count)) if n.child_count else []
+
+    def move(self, node: int) -> int:
+        return self.pool.nodes[self._check(node)].move

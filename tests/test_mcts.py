@@ -153,6 +153,7 @@ def test_stalemate_child_is_a_proven_draw() -> None:
 
 def test_pool_never_grows_past_its_limit() -> None:
     s = searcher(hash_mb=1)
+    s.recycle = False
     capacity = s.pool_capacity
     assert 0 < capacity <= (1 << 20) // 32
     reports: list[Info] = []
@@ -170,6 +171,7 @@ def test_full_pool_in_an_infinite_search_waits_without_playing_on() -> None:
     """Once the tree cannot grow, `go infinite` stops its playouts and only waits for stop:
     the playouts at the stop are those of the report sent when the pool filled."""
     s = searcher(hash_mb=1)
+    s.recycle = False
     reports: list[Info] = []
     box: dict[str, SearchResult] = {}
 
@@ -190,6 +192,54 @@ def test_full_pool_in_an_infinite_search_waits_without_playing_on() -> None:
     # The report that said so is followed at once by its lines, whose playouts are the last.
     first_after_full = next(r for r in reports[full_at:] if isinstance(r, SearchInfo))
     assert first_after_full.nodes == box["result"].nodes
+    assert legal(MIDDLEGAME, box["result"].best_move)
+
+
+RECYCLED = InfoString("node pool full, its least visited subtrees are recycled (a larger Hash keeps more of the tree)")
+
+
+def test_a_full_pool_recycles_its_least_visited_subtrees_and_grows_on() -> None:
+    s = searcher(hash_mb=1)
+    assert s.recycle                        # the default
+    reports: list[Info] = []
+    result = s.search(Position(MIDDLEGAME), SearchLimits(nodes=60000), reports.append)
+    assert s.playouts == 60000
+    assert s.recycles >= 3                  # a 1 MB pool holds about 29,000 nodes
+    assert s.pool_used <= s.pool_capacity
+    assert s.tree_problems() == []
+    assert RECYCLED in reports and sum(1 for r in reports if isinstance(r, InfoString)) == 1
+    assert legal(MIDDLEGAME, result.best_move)
+    # The recycled search kept expanding: its playouts cost leaf searches (more nodes) where the
+    # frozen tree's revisits of the same leaves were answered by the transposition table.
+    frozen = searcher(hash_mb=1)
+    frozen.recycle = False
+    frozen_result = frozen.search(Position(MIDDLEGAME), SearchLimits(nodes=60000))
+    assert frozen.recycles == 0
+    assert result.nodes > frozen_result.nodes
+
+
+def test_an_infinite_search_with_a_recycled_pool_plays_on_until_stop() -> None:
+    s = searcher(hash_mb=1)
+    reports: list[Info] = []
+    box: dict[str, SearchResult] = {}
+
+    def run() -> None:
+        box["result"] = s.search(Position(MIDDLEGAME), SearchLimits(infinite=True), reports.append)
+
+    s.arm()
+    thread = threading.Thread(target=run)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while RECYCLED not in list(reports) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    playouts = s.playouts
+    time.sleep(0.5)
+    assert s.playouts > playouts            # the tree keeps growing: no wait for stop yet
+    s.stop()
+    thread.join(10)
+    assert not thread.is_alive()
+    assert s.stop_reason == "stop" and s.recycles >= 1
+    assert s.tree_problems() == []
     assert legal(MIDDLEGAME, box["result"].best_move)
 
 
@@ -326,6 +376,32 @@ def test_keep_subtree_compacts_the_pool() -> None:
     assert tree.stats(0) == (1, 1.0) and tree.stats(1) == (1, 0.0)
     assert tree.parent(1) == 0 and tree.parent(2) == 0 and tree.parent(3) == 1
     assert tree.stats(3) == (1, 1.0)
+
+
+def test_recycling_drops_the_children_of_the_least_visited_nodes() -> None:
+    tree = HandTree()
+    a, b = tree.add_children(0, 2)
+    a1, a2 = tree.add_children(a, 2)
+    b1, b2, b3 = tree.add_children(b, 3)
+    a11, a12 = tree.add_children(a1, 2)
+    for node, visits in ((0, 20), (a, 15), (b, 3), (a1, 9), (a2, 5), (b1, 1), (b2, 1), (a11, 4), (a12, 4)):
+        tree.set_stats(node, visits, visits / 2)
+    assert tree.keep_subtree(0) == 10                  # the whole tree, nothing moves
+    # Keeping at most 8 nodes: visit threshold 4 drops b's children (b: 3 visits) and nobody else's.
+    threshold, used = tree.recycle(8)
+    assert (threshold, used) == (4, 7)
+    assert tree.children(0) == [1, 2]
+    new_a, new_b = tree.children(0)
+    assert tree.stats(new_b) == (3, 1.5) and tree.children(new_b) == []
+    new_a1, new_a2 = tree.children(new_a)
+    assert tree.stats(new_a1) == (9, 4.5) and tree.stats(new_a2) == (5, 2.5)
+    assert [tree.stats(n) for n in tree.children(new_a1)] == [(4, 2.0), (4, 2.0)]
+    for node in range(used):
+        assert all(tree.parent(child) == node for child in tree.children(node))
+    # A tighter target raises the threshold (8 keeps a's children, 16 drops them), never the root's.
+    threshold, used = tree.recycle(3)
+    assert (threshold, used) == (16, 3) and tree.children(0) == [1, 2] and tree.children(1) == []
+    assert tree.stats(1) == (15, 7.5)
 
 
 def test_implicit_minimax_backup() -> None:

@@ -17,6 +17,7 @@ from search.mcts_searcher import (
     DEFAULT_FPU_REDUCTION,
     DEFAULT_LEAF_DEPTH,
     DEFAULT_PRIOR_TEMPERATURE,
+    DEFAULT_RECYCLE,
     DEFAULT_SELECTION,
     DEFAULT_VALUE_MODEL,
     HandTree,
@@ -268,6 +269,7 @@ def test_mcts_options_defaults_match_the_searcher() -> None:
     assert options.value("MCTS Leaf Depth") == DEFAULT_LEAF_DEPTH
     assert options.value("MCTS Score Curve") == DEFAULT_VALUE_MODEL
     assert options.value("MCTS Minimax Weight") == 0
+    assert options.value("MCTS Recycle") is DEFAULT_RECYCLE is True
 
 
 def test_mcts_options_reach_the_searcher_and_bad_values_get_an_info_string() -> None:
@@ -275,7 +277,8 @@ def test_mcts_options_reach_the_searcher_and_bad_values_get_an_info_string() -> 
     for line in ("setoption name SearchMode value MCTS", "setoption name MCTS Selection value UCT",
                  "setoption name MCTS CPuct value 1250", "setoption name MCTS FPU Reduction value 40",
                  "setoption name MCTS Prior Temperature value 250", "setoption name MCTS Leaf Depth value 3",
-                 "setoption name MCTS Score Curve value logistic", "setoption name MCTS Minimax Weight value 300"):
+                 "setoption name MCTS Score Curve value logistic", "setoption name MCTS Minimax Weight value 300",
+                 "setoption name MCTS Recycle value false"):
         assert send(engine, buffer, line) == [], line
     bad = {
         "setoption name MCTS Leaf Depth value 9": "option MCTS Leaf Depth must be from 0 to 8, not 9",
@@ -285,6 +288,7 @@ def test_mcts_options_reach_the_searcher_and_bad_values_get_an_info_string() -> 
             "option MCTS FPU Reduction takes an integer from 0 to 1000, not 'lots'",
         "setoption name MCTS Selection value ucb": "option MCTS Selection takes one of puct, uct, not 'ucb'",
         "setoption name MCTS Score Curve value elo": "option MCTS Score Curve takes one of wdl, logistic, not 'elo'",
+        "setoption name MCTS Recycle value maybe": "option MCTS Recycle takes true or false, not 'maybe'",
     }
     for line, reason in bad.items():
         assert send(engine, buffer, line) == [f"info string {reason}"], line
@@ -292,7 +296,7 @@ def test_mcts_options_reach_the_searcher_and_bad_values_get_an_info_string() -> 
     send(engine, buffer, "go nodes 200")
     assert engine._job is not None and engine._job.wait(60)
     mcts = engine._searchers["MCTS"]
-    assert (mcts.selection, mcts.leaf_depth, mcts.value_model) == ("uct", 3, "logistic")
+    assert (mcts.selection, mcts.leaf_depth, mcts.value_model, mcts.recycle) == ("uct", 3, "logistic", False)
     assert (mcts.c_puct, mcts.fpu_reduction, mcts.prior_temperature, mcts.minimax_weight) == \
         (pytest.approx(1.25), pytest.approx(0.04), pytest.approx(2.5), pytest.approx(0.3))
     assert buffer.getvalue().decode().splitlines()[-1].startswith("bestmove ")

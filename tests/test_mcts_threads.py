@@ -246,6 +246,7 @@ def test_movetime_ends_every_thread() -> None:
 
 def test_a_full_pool_with_four_threads_ends_cleanly() -> None:
     s = searcher(4, hash_mb=1)
+    s.recycle = False
     reports: list[Info] = []
     result = s.search(Position(MIDDLEGAME), SearchLimits(nodes=40000), reports.append)
     assert s.pool_used <= s.pool_capacity
@@ -257,6 +258,7 @@ def test_a_full_pool_with_four_threads_ends_cleanly() -> None:
 
 def test_a_full_pool_in_an_infinite_search_with_threads_waits_for_stop() -> None:
     s = searcher(4, hash_mb=1)
+    s.recycle = False
     reports: list[Info] = []
     box: dict[str, SearchResult] = {}
 
@@ -279,6 +281,38 @@ def test_a_full_pool_in_an_infinite_search_with_threads_waits_for_stop() -> None
     assert not thread.is_alive()
     assert box["result"].best_move in Position(MIDDLEGAME).legal_moves()
     assert s.tree_problems(strict=False) == []
+
+
+@pytest.mark.parametrize("limits", [SearchLimits(nodes=60000), SearchLimits(movetime=700)])
+def test_four_threads_pause_while_the_pool_is_recycled(limits: SearchLimits) -> None:
+    """The main thread recycles a full pool only once every helper waits at the top of its
+    loop: no walk is under way while nodes move, so the tree stays sound."""
+    s = searcher(4, hash_mb=1)
+    result = s.search(Position(MIDDLEGAME), limits)
+    assert s.recycles >= 1
+    assert s.pool_used <= s.pool_capacity
+    assert s.tree_problems() == []
+    assert result.best_move in Position(MIDDLEGAME).legal_moves()
+    assert not [t for t in threading.enumerate() if t.name.startswith("kestrel-mcts")]
+
+
+def test_start_and_stop_with_recycling_and_four_threads() -> None:
+    s = searcher(4, hash_mb=1)
+    for _ in range(15):
+        box: dict[str, SearchResult] = {}
+
+        def run() -> None:
+            box["result"] = s.search(Position(MIDDLEGAME), SearchLimits(infinite=True))
+
+        s.arm()
+        thread = threading.Thread(target=run)
+        thread.start()
+        time.sleep(0.1)
+        s.stop()
+        thread.join(10)
+        assert not thread.is_alive()
+        assert box["result"].best_move in Position(MIDDLEGAME).legal_moves()
+        assert s.tree_problems(strict=False) == []
 
 
 # ---------------------------------------------------------------- the UCI option

@@ -225,5 +225,7 @@ def build_options(search_modes: tuple[str, ...] = ("AlphaBeta",), mcts_explorati
                    modes=("MCTS",)),
             Option("MCTS Minimax Weight", "spin", 0, 0, 1000, apply=_setter("minimax_weight", 1000.0),
                    modes=("MCTS",)),
+            # A full node pool drops its least visited subtrees, so the tree keeps growing.
+            Option("MCTS Recycle", "check", True, apply=_setter("recycle"), modes=("MCTS",)),
         ]
     return OptionTable(options)
