@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
+from typing import Any
 from pathlib import Path
 
 import chess
@@ -232,3 +233,35 @@ def send(engine: UciEngine, buffer: io.BytesIO, line: str) -> list[str]:
     start = len(buffer.getvalue())
     assert engine.handle(line)
     return buffer.getvalue()[start:].decode().splitlines()
+
+
+class BackgroundSearch:
+    """`go infinite` of a searcher on a thread of its own, with its reports collected, for tests
+    that watch a search while it runs: wait for a report, then stop it and join the thread."""
+
+    def __init__(self, searcher: Any, fen: str) -> None:
+        from search.board import Position
+        from search.limits import SearchLimits
+        self.searcher = searcher
+        self.reports: list[Any] = []
+        self.result: Any = None
+        searcher.arm()
+        self.thread = threading.Thread(
+            target=lambda: setattr(self, "result", searcher.search(Position(fen), SearchLimits(infinite=True),
+                                                                   self.reports.append)))
+        self.thread.start()
+
+    def wait_for(self, report: Any, timeout: float = 30.0) -> None:
+        """Until `report` has been sent (fails after `timeout` seconds)."""
+        deadline = time.monotonic() + timeout
+        while report not in list(self.reports):
+            assert time.monotonic() < deadline, f"no {report!r} within {timeout} s"
+            time.sleep(0.05)
+
+    def stop(self) -> Any:
+        """Send stop; the search must end within 10 s. Its result."""
+        self.searcher.stop()
+        self.thread.join(10)
+        assert not self.thread.is_alive(), "the search did not stop"
+        return self.result
+

@@ -16,12 +16,17 @@ from search.info import Info, InfoString, SearchInfo, SearchResult
 from search.limits import SearchLimits
 from search.mcts_searcher import HandTree, MCTSSearcher, bench, ucb
 
+from conftest import BackgroundSearch
+
 MATE_IN_1 = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"                                        # Ra8#
 MATE_IN_2 = "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1"             # Nf6+ gxf6 Bxf7#
 HANGING_QUEEN = "rnb1kbnr/pppp1ppp/8/4p1q1/3P4/2N5/PPP1PPPP/R1BQKBNR w KQkq - 0 3"         # Bxg5
 HANGING_QUEEN_BLACK = "rnbqkb1r/pppp1ppp/5n2/4p3/4P1Q1/8/PPPP1PPP/RNB1KBNR b KQkq - 3 3"     # Nxg4
 ONE_MOVE = "k7/8/8/8/8/8/1r6/K7 w - - 0 1"                                                 # Kxb2 only
 MIDDLEGAME = "r1bq1rk1/ppp1nppp/4n3/3p3Q/3P4/1BP1B3/PP1N2PP/R4RK1 w - - 1 16"
+# What the searcher says once per search when its pool is full, with MCTS Recycle off and on.
+FROZEN = InfoString("node pool full, tree stops growing")
+RECYCLED = InfoString("node pool full, its least visited subtrees are recycled (a larger Hash keeps more of the tree)")
 MODES = ("eval", "playout")
 
 
@@ -161,41 +166,26 @@ def test_pool_never_grows_past_its_limit() -> None:
     assert s.pool_used <= capacity
     assert s.playouts == 60000          # the search goes on, without growing
     assert result.nodes >= 60000        # (nodes add the quiescence nodes)
-    assert InfoString("node pool full, tree stops growing") in reports
+    assert FROZEN in reports
     assert sum(1 for r in reports if isinstance(r, InfoString)) == 1
     assert s.hashfull() > 900
     assert legal(MIDDLEGAME, result.best_move)
 
 
 def test_full_pool_in_an_infinite_search_waits_without_playing_on() -> None:
-    """Once the tree cannot grow, `go infinite` stops its playouts and only waits for stop:
-    the playouts at the stop are those of the report sent when the pool filled."""
+    """With recycling off, once the tree cannot grow `go infinite` stops its playouts and only
+    waits for stop: the playouts at the stop are those of the report sent when the pool filled."""
     s = searcher(hash_mb=1)
     s.recycle = False
-    reports: list[Info] = []
-    box: dict[str, SearchResult] = {}
-
-    def run() -> None:
-        box["result"] = s.search(Position(MIDDLEGAME), SearchLimits(infinite=True), reports.append)
-
-    s.arm()
-    thread = threading.Thread(target=run)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while InfoString("node pool full, tree stops growing") not in list(reports) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    search = BackgroundSearch(s, MIDDLEGAME)
+    search.wait_for(FROZEN)
     time.sleep(1.5)         # long enough for a search still playing out to add thousands
-    s.stop()
-    thread.join(10)
-    assert not thread.is_alive()
-    full_at = reports.index(InfoString("node pool full, tree stops growing"))
+    result = search.stop()
+    full_at = search.reports.index(FROZEN)
     # The report that said so is followed at once by its lines, whose playouts are the last.
-    first_after_full = next(r for r in reports[full_at:] if isinstance(r, SearchInfo))
-    assert first_after_full.nodes == box["result"].nodes
-    assert legal(MIDDLEGAME, box["result"].best_move)
-
-
-RECYCLED = InfoString("node pool full, its least visited subtrees are recycled (a larger Hash keeps more of the tree)")
+    first_after_full = next(r for r in search.reports[full_at:] if isinstance(r, SearchInfo))
+    assert first_after_full.nodes == result.nodes
+    assert legal(MIDDLEGAME, result.best_move)
 
 
 def test_a_full_pool_recycles_its_least_visited_subtrees_and_grows_on() -> None:
@@ -220,27 +210,15 @@ def test_a_full_pool_recycles_its_least_visited_subtrees_and_grows_on() -> None:
 
 def test_an_infinite_search_with_a_recycled_pool_plays_on_until_stop() -> None:
     s = searcher(hash_mb=1)
-    reports: list[Info] = []
-    box: dict[str, SearchResult] = {}
-
-    def run() -> None:
-        box["result"] = s.search(Position(MIDDLEGAME), SearchLimits(infinite=True), reports.append)
-
-    s.arm()
-    thread = threading.Thread(target=run)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while RECYCLED not in list(reports) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    search = BackgroundSearch(s, MIDDLEGAME)
+    search.wait_for(RECYCLED)
     playouts = s.playouts
     time.sleep(0.5)
     assert s.playouts > playouts            # the tree keeps growing: no wait for stop yet
-    s.stop()
-    thread.join(10)
-    assert not thread.is_alive()
+    result = search.stop()
     assert s.stop_reason == "stop" and s.recycles >= 1
     assert s.tree_problems() == []
-    assert legal(MIDDLEGAME, box["result"].best_move)
+    assert legal(MIDDLEGAME, result.best_move)
 
 
 def test_tree_below_the_played_move_is_reused() -> None:

@@ -13,7 +13,7 @@ import time
 
 import chess
 import pytest
-from conftest import send, uci_session
+from conftest import BackgroundSearch, send, uci_session
 from test_search import random_positions
 
 from search.board import Position
@@ -197,8 +197,9 @@ def test_changing_threads_between_searches() -> None:
 
 # ---------------------------------------------------------------- stop, time, full pool
 
-def test_start_and_stop_four_threads_many_times() -> None:
-    s = searcher(4, leaf_depth=2)
+@pytest.mark.parametrize("leaf_depth, hash_mb", [(2, 16), (0, 1)])     # (0, 1): the pool is recycled
+def test_start_and_stop_four_threads_many_times(leaf_depth: int, hash_mb: int) -> None:
+    s = searcher(4, leaf_depth=leaf_depth, hash_mb=hash_mb)
     legal = Position(MIDDLEGAME).legal_moves()
     for round_number in range(40):
         s.arm()
@@ -259,27 +260,15 @@ def test_a_full_pool_with_four_threads_ends_cleanly() -> None:
 def test_a_full_pool_in_an_infinite_search_with_threads_waits_for_stop() -> None:
     s = searcher(4, hash_mb=1)
     s.recycle = False
-    reports: list[Info] = []
-    box: dict[str, SearchResult] = {}
-
-    def run() -> None:
-        box["result"] = s.search(Position(MIDDLEGAME), SearchLimits(infinite=True), reports.append)
-
-    s.arm()
-    thread = threading.Thread(target=run)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while InfoString("node pool full, tree stops growing") not in list(reports) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    search = BackgroundSearch(s, MIDDLEGAME)
+    search.wait_for(InfoString("node pool full, tree stops growing"))
     time.sleep(0.5)
     # The search has stopped playing out (every thread) and only waits for stop.
     playouts = s.playouts
     time.sleep(0.3)
     assert s.playouts == playouts
-    s.stop()
-    thread.join(10)
-    assert not thread.is_alive()
-    assert box["result"].best_move in Position(MIDDLEGAME).legal_moves()
+    result = search.stop()
+    assert result.best_move in Position(MIDDLEGAME).legal_moves()
     assert s.tree_problems(strict=False) == []
 
 
@@ -294,25 +283,6 @@ def test_four_threads_pause_while_the_pool_is_recycled(limits: SearchLimits) -> 
     assert s.tree_problems() == []
     assert result.best_move in Position(MIDDLEGAME).legal_moves()
     assert not [t for t in threading.enumerate() if t.name.startswith("kestrel-mcts")]
-
-
-def test_start_and_stop_with_recycling_and_four_threads() -> None:
-    s = searcher(4, hash_mb=1)
-    for _ in range(15):
-        box: dict[str, SearchResult] = {}
-
-        def run() -> None:
-            box["result"] = s.search(Position(MIDDLEGAME), SearchLimits(infinite=True))
-
-        s.arm()
-        thread = threading.Thread(target=run)
-        thread.start()
-        time.sleep(0.1)
-        s.stop()
-        thread.join(10)
-        assert not thread.is_alive()
-        assert box["result"].best_move in Position(MIDDLEGAME).legal_moves()
-        assert s.tree_problems(strict=False) == []
 
 
 # ---------------------------------------------------------------- the UCI option
