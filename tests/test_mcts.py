@@ -9,14 +9,13 @@ import time
 
 import chess
 import pytest
+from conftest import BackgroundSearch
 
 from search.alphabeta_searcher import AlphaBetaSearcher
 from search.board import Position
-from search.info import Info, InfoString, SearchInfo, SearchResult
+from search.info import Info, InfoString, SearchInfo
 from search.limits import SearchLimits
 from search.mcts_searcher import HandTree, MCTSSearcher, bench, ucb
-
-from conftest import BackgroundSearch
 
 MATE_IN_1 = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"                                        # Ra8#
 MATE_IN_2 = "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1"             # Nf6+ gxf6 Bxf7#
