@@ -7,6 +7,7 @@ core and the UCI front alike.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import SupportsInt
 
 MAX_HASH_MB = 4096     # transposition table (or MCTS node pool) size
 MAX_MULTIPV = 64       # principal variations reported at once
@@ -14,13 +15,13 @@ MAX_DEPTH = 120        # deepest iteration: the C searchers' MAX_PLY (128) less 
 MAX_THREADS = 256      # search threads (Lazy SMP); each adds a fixed ~0.2 MB of search state
 
 
-def checked_thread_count(value: object) -> int:
+def checked_thread_count(value: SupportsInt | str) -> int:
     """``value`` as a thread count, or ValueError when it is not a whole number in 1..MAX_THREADS.
 
     Both searchers' ``threads`` setters and ``bench`` take their counts through here, so the
     range and its message live once."""
     try:
-        count = int(value)  # type: ignore[call-overload]
+        count = int(value)
     except (TypeError, ValueError):
         raise ValueError(f"threads must be a whole number, not {value!r}") from None
     if not 1 <= count <= MAX_THREADS:
