@@ -14,7 +14,7 @@ from search.board.types cimport (
 from search.board.board cimport Board, do_move, undo_move, do_null_move, undo_null_move
 from search.board.movegen cimport generate_legal, generate_noisy, has_legal_move
 from search.tt cimport (
-    TTEntry, tt_probe, tt_store, score_to_tt, score_from_tt,
+    TTEntry, tt_probe, tt_store, tt_prefetch, score_to_tt, score_from_tt,
     BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT,
 )
 from search.ordering cimport (
@@ -147,6 +147,7 @@ cdef int quiescence(SearchState* s, int alpha, int beta, int ply) noexcept nogil
                 continue
         record_move(s, ply, m)
         do_move(b, m)
+        tt_prefetch(s.tt, b.key)
         score = -quiescence(s, -beta, -alpha, ply + 1)
         undo_move(b)
         if s.stopped:
@@ -382,6 +383,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
         continuation = continuation_score(s, m, ply) if quiet else 0
         record_move(s, ply, m)
         do_move(b, m)
+        tt_prefetch(s.tt, b.key)
         gives_check = b.checkers != 0
 
         # Shallow pruning of quiet moves that cannot reach alpha.  Checks are never

@@ -44,6 +44,13 @@ cdef void tt_store(TranspositionTable* tt, uint64_t key, int depth, int score, i
                    Move move, int static_eval) noexcept nogil
 cdef int tt_hashfull(const TranspositionTable* tt) noexcept nogil   # per mille, from a sample
 
+cdef extern from "prefetch.h" nogil:
+    void kestrel_prefetch(const void* address)
+
+cdef inline void tt_prefetch(const TranspositionTable* tt, uint64_t key) noexcept nogil:
+    """Start loading the bucket of `key` (call it as soon as the key is known; a hint only)."""
+    kestrel_prefetch(&tt.entries[(key & (tt.bucket_count - 1)) * TT_BUCKET_SIZE])
+
 cdef inline int score_to_tt(int score, int ply) noexcept nogil:
     if score >= MATE_IN_MAX_PLY:
         return score + ply
