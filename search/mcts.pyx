@@ -174,15 +174,16 @@ cdef uint32_t mark_kept(NodePool* p, uint32_t root, uint32_t threshold) noexcept
     return count
 
 
-cdef void compact(NodePool* p, uint32_t root, uint32_t threshold) noexcept nogil:
-    """Keep the tree under `root` less the children of nodes visited fewer than `threshold`
-    times (0: the whole subtree), moved to the front of the pool with the root at index 0.
+cdef void compact(NodePool* p, uint32_t root, uint32_t threshold, uint32_t count) noexcept nogil:
+    """Move the `count` nodes that mark_kept(p, root, threshold) has just numbered to the front of
+    the pool, the root at index 0: the tree under `root` less the children of nodes visited fewer
+    than `threshold` times (0: the whole subtree).
 
     A child block is always allocated after its parent, so kept nodes keep their order and
     moving each one down to its rank never overwrites a node not yet moved.  A node whose
     children go is a leaf again (STAGE_LEAF) with its visits, value and proof.
     """
-    cdef uint32_t i, count = mark_kept(p, root, threshold)
+    cdef uint32_t i
     cdef Node n
     for i in range(root, p.used):
         if p.remap[i] == NODE_NONE:
@@ -208,9 +209,11 @@ cdef uint32_t pool_recycle(NodePool* p, uint32_t root, uint32_t target) noexcept
     visits give up their room.
     """
     cdef uint32_t threshold = 2, root_visits = p.nodes[root].visits
-    while mark_kept(p, root, threshold) > target and threshold <= root_visits and threshold < MAX_THRESHOLD:
+    cdef uint32_t count = mark_kept(p, root, threshold)
+    while count > target and threshold <= root_visits and threshold < MAX_THRESHOLD:
         threshold *= 2
-    compact(p, root, threshold)
+        count = mark_kept(p, root, threshold)
+    compact(p, root, threshold, count)
     return threshold
 
 
@@ -219,7 +222,7 @@ cdef uint32_t pool_keep_subtree(NodePool* p, uint32_t new_root) noexcept nogil:
 
     Only while no search thread runs (the searcher calls it before it starts any).
     """
-    compact(p, new_root, 0)
+    compact(p, new_root, 0, mark_kept(p, new_root, 0))
     return 0
 
 

@@ -843,6 +843,3 @@ cdef class HandTree:
     def children(self, node: int) -> List[int]:
         cdef const Node* n = &self.pool.nodes[self._check(node)]
         return list(range(n.first_child, n.first_child + n.child_count)) if n.child_count else []
-
-    def move(self, node: int) -> int:
-        return self.pool.nodes[self._check(node)].move

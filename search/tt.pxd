@@ -47,9 +47,13 @@ cdef int tt_hashfull(const TranspositionTable* tt) noexcept nogil   # per mille,
 cdef extern from "prefetch.h" nogil:
     void kestrel_prefetch(const void* address)
 
+cdef inline TTSlot* bucket_of(const TranspositionTable* tt, uint64_t key) noexcept nogil:
+    """The TT_BUCKET_SIZE slots where `key` may be stored."""
+    return &tt.entries[(key & (tt.bucket_count - 1)) * TT_BUCKET_SIZE]
+
 cdef inline void tt_prefetch(const TranspositionTable* tt, uint64_t key) noexcept nogil:
     """Start loading the bucket of `key` (call it as soon as the key is known; a hint only)."""
-    kestrel_prefetch(&tt.entries[(key & (tt.bucket_count - 1)) * TT_BUCKET_SIZE])
+    kestrel_prefetch(bucket_of(tt, key))
 
 cdef inline int score_to_tt(int score, int ply) noexcept nogil:
     if score >= MATE_IN_MAX_PLY:

@@ -40,10 +40,6 @@ cdef void tt_new_search(TranspositionTable* tt) noexcept nogil:
     tt.generation = (tt.generation + 1) & 63
 
 
-cdef inline TTSlot* bucket_of(const TranspositionTable* tt, uint64_t key) noexcept nogil:
-    return &tt.entries[(key & (tt.bucket_count - 1)) * TT_BUCKET_SIZE]
-
-
 cdef inline uint64_t pack(Move move, int score, int static_eval, int depth, int bound_age) noexcept nogil:
     return (<uint64_t>move | (<uint64_t><uint16_t><int16_t>score << 16)
             | (<uint64_t><uint16_t><int16_t>static_eval << 32)

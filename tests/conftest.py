@@ -21,6 +21,8 @@ import chess
 import chess.engine
 import pytest
 
+from search.board import Position
+from search.limits import SearchLimits
 from uci_engine.output import Output
 from uci_engine.protocol import UciEngine
 
@@ -240,8 +242,6 @@ class BackgroundSearch:
     that watch a search while it runs: wait for a report, then stop it and join the thread."""
 
     def __init__(self, searcher: Any, fen: str) -> None:
-        from search.board import Position
-        from search.limits import SearchLimits
         self.searcher = searcher
         self.reports: list[Any] = []
         self.result: Any = None
