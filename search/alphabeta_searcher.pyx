@@ -20,6 +20,7 @@ from search.board.board cimport Board, move_to_uci, drop_old_history
 from search.board.movegen cimport generate_legal
 from search.tt cimport (
     TranspositionTable, tt_resize, tt_free, tt_clear, tt_hashfull, tt_new_search, BOUND_LOWER, BOUND_UPPER,
+    TT_EXACT_BONUS,
 )
 from search.state cimport SearchState, RootMove
 from search.alphabeta cimport iterative_deepening
@@ -141,10 +142,10 @@ cdef class AlphaBetaSearcher(Searcher):
                   quiescence: bool = True, aspiration: bool = True,
                   continuation_history: bool = False, capture_history: bool = False,
                   correction_history: bool = False, razoring: bool = False, singular_extension: bool = False,
-                  probcut: bool = False) -> None:
+                  probcut: bool = False, tt_keep_exact: bool = False) -> None:
         """Switch search techniques on or off: the adopted ones are on by default; candidates that
         have not (yet) passed an SPRT (continuation_history, capture_history, correction_history,
-        razoring, singular_extension, probcut) are off."""
+        razoring, singular_extension, probcut, tt_keep_exact) are off."""
         self.state.config.tt_cutoffs = tt_cutoffs
         self.state.config.null_move = null_move
         self.state.config.late_move_reductions = late_move_reductions
@@ -162,6 +163,8 @@ cdef class AlphaBetaSearcher(Searcher):
         self.state.config.razoring = razoring
         self.state.config.singular_extension = singular_extension
         self.state.config.probcut = probcut
+        # The table is shared by every thread, so its replacement rule is the table's, not a state's.
+        self.tt.exact_bonus = TT_EXACT_BONUS if tt_keep_exact else 0
 
     def hashfull(self) -> int:
         return tt_hashfull(&self.tt)

@@ -17,6 +17,7 @@ cdef enum:
     BOUND_LOWER = 2      # the true value is at least the score
     BOUND_EXACT = 3
     TT_BUCKET_SIZE = 4
+    TT_EXACT_BONUS = 3   # exact_bonus when the tt_keep_exact candidate is on
 
 cdef struct TTEntry:
     # What a probe returns (unpacked from a TTSlot).
@@ -34,6 +35,8 @@ cdef struct TranspositionTable:
     TTSlot* entries
     uint64_t bucket_count    # a power of two
     uint8_t generation
+    uint8_t exact_bonus      # plies an exact entry counts as deeper when a slot is chosen to replace
+                             # (0: off; the tt_keep_exact candidate of the searcher's configure())
 
 cdef int tt_resize(TranspositionTable* tt, uint64_t megabytes) noexcept nogil   # 0 on success
 cdef void tt_free(TranspositionTable* tt) noexcept nogil

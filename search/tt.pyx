@@ -75,10 +75,15 @@ cdef bint tt_probe(const TranspositionTable* tt, uint64_t key, TTEntry* found) n
     return False
 
 
-cdef inline int entry_worth(uint64_t data, uint8_t generation) noexcept nogil:
-    """Replacement value: deep entries of the current search are kept longest."""
-    cdef int age = (generation - (bound_age_of(data) >> 2)) & 63
-    return depth_of(data) - 8 * age
+cdef inline int entry_worth(const TranspositionTable* tt, uint64_t data) noexcept nogil:
+    """Replacement value: deep entries of the current search are kept longest (exact ones
+    `exact_bonus` plies longer: they hold a PV, which the next iteration searches first)."""
+    cdef uint8_t bound_age = bound_age_of(data)
+    cdef int age = (tt.generation - (bound_age >> 2)) & 63
+    cdef int worth = depth_of(data) - 8 * age
+    if (bound_age & 3) == BOUND_EXACT:
+        worth += tt.exact_bonus
+    return worth
 
 
 cdef void tt_store(TranspositionTable* tt, uint64_t key, int depth, int score, int bound,
@@ -95,7 +100,7 @@ cdef void tt_store(TranspositionTable* tt, uint64_t key, int depth, int score, i
             target_data = data
             same_position = (bucket[i].check ^ data) == key
             break
-        if entry_worth(data, tt.generation) < entry_worth(target_data, tt.generation):
+        if entry_worth(tt, data) < entry_worth(tt, target_data):
             target = &bucket[i]
             target_data = data
     # Same position, shallower result without a bound worth keeping: keep the old move.

@@ -101,6 +101,24 @@ def test_each_technique_has_its_own_switch() -> None:
         AlphaBetaSearcher().configure(no_such_technique=False)
 
 
+def test_tt_keep_exact_changes_which_entries_a_full_table_keeps() -> None:
+    """The replacement candidate acts only when buckets are full, so its switch is checked on
+    the smallest table (1 MB) with a search that fills it, not in the test above."""
+    fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
+
+    def search(keep_exact: bool) -> tuple[int, int, str]:
+        searcher = AlphaBetaSearcher(hash_mb=1)
+        searcher.configure(tt_keep_exact=keep_exact)
+        result = searcher.search(Position(fen), SearchLimits(depth=13))
+        assert result.best_move in {m.uci() for m in chess.Board(fen).legal_moves}
+        return result.nodes, searcher.hashfull(), result.best_move
+
+    plain_nodes, plain_full, _ = search(False)
+    kept_nodes, kept_full, _ = search(True)
+    assert plain_full > 800 and kept_full > 800        # the table really was full
+    assert kept_nodes != plain_nodes
+
+
 # Mate distances confirmed with Stockfish 15.1 (`go depth 22` reports `score mate N`).
 MATES = [
     ("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", 1),
@@ -118,7 +136,7 @@ MATES = [
 
 
 CANDIDATES = ["continuation_history", "capture_history", "correction_history", "razoring", "singular_extension",
-              "probcut"]
+              "probcut", "tt_keep_exact"]
 
 
 @pytest.mark.parametrize("candidates", [False, True], ids=["adopted", "with-candidates"])
