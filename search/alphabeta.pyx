@@ -5,7 +5,7 @@ SearchState, calls iterative_deepening inside ``with nogil:``, and is called bac
 with the GIL at the end of each iteration to print ``info`` lines.
 """
 
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint64_t
 from search.board.types cimport (
     Move, MoveList, MOVE_NONE, MOVE_NULL, MAX_PLY, MATE, MATE_IN_MAX_PLY,
     VALUE_INFINITE, VALUE_NONE, VALUE_DRAW, PAWN, KING, NO_PIECE, MOVE_PROMOTE_QUEEN, MOVE_EN_PASSANT,
@@ -513,6 +513,7 @@ cdef int search_root(SearchState* s, int depth, int alpha, int beta) noexcept no
     cdef RootMove* rm
     cdef int i, j, score, best = -VALUE_INFINITE, new_depth, searched = 0
     cdef int64_t elapsed
+    cdef uint64_t nodes_before
     s.pv_length[0] = 0
     for i in range(s.pv_index, s.root_count):
         rm = &s.root_moves[i]
@@ -522,6 +523,7 @@ cdef int search_root(SearchState* s, int depth, int alpha, int beta) noexcept no
             s.last_currmove_report_ms = elapsed
             s.currmove_number = i - s.pv_index + 1
             report_progress(s.reporter, REPORT_CURRMOVE, depth)
+        nodes_before = s.nodes
         do_move(b, rm.move)
         new_depth = depth - 1 + (1 if (b.checkers and s.config.check_extension) else 0)
         if searched == 0:
@@ -531,6 +533,7 @@ cdef int search_root(SearchState* s, int depth, int alpha, int beta) noexcept no
             if score > alpha and score < beta:
                 score = -negamax(s, new_depth, -beta, -alpha, 1, False)
         undo_move(b)
+        rm.nodes += s.nodes - nodes_before
         if s.stopped:
             break
         searched += 1
@@ -562,6 +565,7 @@ cdef void iterative_deepening(SearchState* s) noexcept nogil:
     cdef int depth, score, delta, alpha, beta, pv, max_depth, i, lines
     cdef Move last_best = MOVE_NONE
     cdef int stable_iterations = 0
+    cdef double best_move_share
 
     s.nodes = 0
     s.completed_depth = 0
@@ -628,6 +632,10 @@ cdef void iterative_deepening(SearchState* s) noexcept nogil:
             else:
                 stable_iterations = 0
             last_best = s.root_moves[0].move
-            if iteration_budget_spent(&s.time, s.signals, s.best_move_changes, stable_iterations):
+            best_move_share = -1.0
+            if s.config.node_time_management and s.nodes > 0:
+                best_move_share = <double>s.root_moves[0].nodes / <double>s.nodes
+            if iteration_budget_spent(&s.time, s.signals, s.best_move_changes, stable_iterations,
+                                      best_move_share):
                 break
             s.best_move_changes = s.best_move_changes // 2

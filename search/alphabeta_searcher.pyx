@@ -142,10 +142,11 @@ cdef class AlphaBetaSearcher(Searcher):
                   quiescence: bool = True, aspiration: bool = True,
                   continuation_history: bool = False, capture_history: bool = False,
                   correction_history: bool = False, razoring: bool = False, singular_extension: bool = False,
-                  probcut: bool = False, tt_keep_exact: bool = False) -> None:
+                  probcut: bool = False, tt_keep_exact: bool = False,
+                  node_time_management: bool = False) -> None:
         """Switch search techniques on or off: the adopted ones are on by default; candidates that
         have not (yet) passed an SPRT (continuation_history, capture_history, correction_history,
-        razoring, singular_extension, probcut, tt_keep_exact) are off."""
+        razoring, singular_extension, probcut, tt_keep_exact, node_time_management) are off."""
         self.state.config.tt_cutoffs = tt_cutoffs
         self.state.config.null_move = null_move
         self.state.config.late_move_reductions = late_move_reductions
@@ -163,6 +164,7 @@ cdef class AlphaBetaSearcher(Searcher):
         self.state.config.razoring = razoring
         self.state.config.singular_extension = singular_extension
         self.state.config.probcut = probcut
+        self.state.config.node_time_management = node_time_management
         # The table is shared by every thread, so its replacement rule is the table's, not a state's.
         self.tt.exact_bonus = TT_EXACT_BONUS if tt_keep_exact else 0
 
@@ -197,6 +199,7 @@ cdef class AlphaBetaSearcher(Searcher):
             s.root_moves[count].pv_length = 1
             s.root_moves[count].score = -VALUE_INFINITE
             s.root_moves[count].seldepth = 0
+            s.root_moves[count].nodes = 0
             count += 1
         s.root_count = count
         s.multipv = max(1, min(int(self.multipv), MAX_MULTIPV))

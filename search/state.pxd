@@ -30,6 +30,7 @@ cdef struct SearchConfig:
     bint razoring               # far below alpha at depth <= 3: trust a quiescence search
     bint singular_extension     # one ply more for a hash move that alone holds; multi-cut, negative
     bint probcut                # a capture whose shallow search beats beta by a margin cuts the node
+    bint node_time_management   # a clock search stops sooner the larger the best move's share of nodes
 
 
 # Continuation history is indexed by "piece-to" pairs: the piece that moved (0..11) times 64
@@ -58,6 +59,7 @@ cdef struct RootMove:
     int previous_score   # from the last completed iteration
     int seldepth
     int bound            # BOUND_EXACT, or BOUND_LOWER/UPPER after an aspiration failure
+    uint64_t nodes       # this thread's nodes under this move, summed over the iterations
     int pv_length
     Move pv[MAX_PLY]
 

@@ -18,6 +18,8 @@ cdef struct TimeBudget:
     double max_instability
     int stable_iterations
     double stable_factor
+    double node_center
+    double node_weight
 
 
 # The budget for this move from `go`'s clocks (an untimed budget when no clock bounds it).
@@ -35,9 +37,14 @@ cdef bint hard_limit_reached(const TimeBudget* budget, SearchSignals* signals) n
 cdef bint may_stop_early(const TimeBudget* budget, SearchSignals* signals) noexcept nogil
 
 # Alpha-beta, after an iteration: is there no time for another one?  `best_move_changes`
-# (decayed by the caller) and `stable_iterations` stretch or shrink the soft budget.
+# (decayed by the caller), `stable_iterations` and the best move's share of the root's nodes
+# (negative: not used) stretch or shrink the soft budget.
 cdef bint iteration_budget_spent(const TimeBudget* budget, SearchSignals* signals,
-                                 int best_move_changes, int stable_iterations) noexcept nogil
+                                 int best_move_changes, int stable_iterations,
+                                 double best_move_share) noexcept nogil
+
+# The soft budget's factor for the best move's share of the root's nodes (1 when negative).
+cdef double node_share_factor(const TimeBudget* budget, double best_move_share) noexcept nogil
 
 # MCTS, between playouts: is the soft budget spent?
 cdef bint soft_budget_spent(const TimeBudget* budget, SearchSignals* signals) noexcept nogil

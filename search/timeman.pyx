@@ -65,6 +65,19 @@ cdef void set_time_budget(TimeBudget* budget, object limits, bint white_to_move,
     budget.max_instability = params["tm_max_instability"]
     budget.stable_iterations = params["tm_stable_iterations"]
     budget.stable_factor = params["tm_stable_factor"]
+    budget.node_center = params["tm_node_center"]
+    budget.node_weight = params["tm_node_weight"]
+
+
+def best_move_share_factor(best_move_share: float, params: dict | None = None) -> float:
+    """The soft budget's factor when the best move took `best_move_share` of the root's nodes
+    (the node_time_management candidate), from the tm_node_* parameters (defaults if None)."""
+    cdef TimeBudget budget
+    if params is None:
+        params = _DEFAULTS
+    budget.node_center = params["tm_node_center"]
+    budget.node_weight = params["tm_node_weight"]
+    return node_share_factor(&budget, best_move_share)
 
 
 cdef int64_t elapsed_ms(SearchSignals* signals) noexcept nogil:
@@ -84,14 +97,24 @@ cdef bint may_stop_early(const TimeBudget* budget, SearchSignals* signals) noexc
     return budget.timed and not budget.fixed_time and not load_flag(&signals.pondering)
 
 
+cdef double node_share_factor(const TimeBudget* budget, double best_move_share) noexcept nogil:
+    # A best move that took most of the search's nodes is settled (the others were refuted
+    # cheaply): less time.  One that took few is contested: more.
+    if best_move_share < 0:
+        return 1.0
+    return budget.node_weight * (budget.node_center - best_move_share)
+
+
 cdef bint iteration_budget_spent(const TimeBudget* budget, SearchSignals* signals,
-                                 int best_move_changes, int stable_iterations) noexcept nogil:
+                                 int best_move_changes, int stable_iterations,
+                                 double best_move_share) noexcept nogil:
     cdef double instability = 1.0 + budget.instability_per_change * best_move_changes
     cdef int64_t elapsed = elapsed_ms(signals)
     if instability > budget.max_instability:
         instability = budget.max_instability
     if stable_iterations >= budget.stable_iterations:
         instability *= budget.stable_factor
+    instability *= node_share_factor(budget, best_move_share)
     return (elapsed >= budget.soft_ms * instability * budget.iteration_share
             or on_clock_ms(signals) >= budget.hard_ms)
 

@@ -8,7 +8,7 @@ from search.alphabeta_searcher import AlphaBetaSearcher
 from search.board import Position
 from search.limits import SearchLimits
 from search.param_table import SEARCH_PARAMS, checked_params, default_params
-from search.timeman import time_budget
+from search.timeman import best_move_share_factor, time_budget
 
 MIDDLEGAME = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP3PPP/R2QKB1R w KQ - 0 9"
 TACTICAL = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 10"
@@ -72,3 +72,13 @@ def test_time_factors_come_from_the_table() -> None:
     soft_short, hard_short = time_budget(limits, True, 0, params) or (0, 0)
     assert soft_short > soft                   # fewer moves planned: more time each
     assert hard_short <= 60_000 * 0.1 < hard   # a smaller share of the clock at most
+
+
+def test_node_share_factor_comes_from_the_table() -> None:
+    """The node_time_management candidate: a best move that took most of the root's nodes
+    shortens the soft budget, one that took few lengthens it; without a share, no change."""
+    assert best_move_share_factor(-1.0) == 1.0
+    settled, contested = best_move_share_factor(0.95), best_move_share_factor(0.2)
+    assert settled < 1.0 < contested
+    assert best_move_share_factor(0.2, default_params() | {"tm_node_weight": 2.0}) > contested
+    assert best_move_share_factor(0.95, default_params() | {"tm_node_center": 2.0}) > settled

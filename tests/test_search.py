@@ -39,7 +39,8 @@ def random_positions(count: int, seed: int, min_plies: int = 4, max_plies: int =
 REFERENCE_FENS = random_positions(50, seed=2026)
 
 
-# Every switch of AlphaBetaSearcher.configure.
+# Every switch of AlphaBetaSearcher.configure that changes a fixed-depth search in a table that
+# is not full (tt_keep_exact and node_time_management have tests of their own).
 TECHNIQUES = ["tt_cutoffs", "null_move", "late_move_reductions", "internal_reduction", "reverse_futility",
               "futility", "late_move_pruning", "see_pruning", "check_extension", "quiescence", "aspiration",
               "continuation_history", "capture_history", "correction_history", "razoring", "singular_extension",
@@ -119,6 +120,19 @@ def test_tt_keep_exact_changes_which_entries_a_full_table_keeps() -> None:
     assert kept_nodes != plain_nodes
 
 
+@pytest.mark.parametrize("threads", [1, 2])
+def test_node_time_management_plays_on_the_clock(threads: int) -> None:
+    """With the candidate on, clock searches (where it acts) still return a legal move from a
+    completed iteration, with one thread and with a helper."""
+    searcher = AlphaBetaSearcher(hash_mb=8)
+    searcher.configure(node_time_management=True)
+    searcher.threads = threads
+    for fen in REFERENCE_FENS[:4]:
+        result = searcher.search(Position(fen), SearchLimits(wtime=2_000, btime=2_000, winc=20, binc=20))
+        assert result.best_move in {m.uci() for m in chess.Board(fen).legal_moves}
+        assert result.depth >= 1
+
+
 # Mate distances confirmed with Stockfish 15.1 (`go depth 22` reports `score mate N`).
 MATES = [
     ("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1", 1),
@@ -136,7 +150,7 @@ MATES = [
 
 
 CANDIDATES = ["continuation_history", "capture_history", "correction_history", "razoring", "singular_extension",
-              "probcut", "tt_keep_exact"]
+              "probcut", "tt_keep_exact", "node_time_management"]
 
 
 @pytest.mark.parametrize("candidates", [False, True], ids=["adopted", "with-candidates"])
