@@ -106,7 +106,7 @@ cdef int quiescence(SearchState* s, int alpha, int beta, int ply) noexcept nogil
     if ply >= MAX_PLY - 1:
         return evaluate(b) if not in_check else VALUE_DRAW
 
-    tt_hit = tt_probe(s.tt, b.key, &entry)
+    tt_hit = s.config.quiescence_tt and tt_probe(s.tt, b.key, &entry)
     if tt_hit:
         tt_move = entry.move
         if s.config.tt_cutoffs:
@@ -162,9 +162,10 @@ cdef int quiescence(SearchState* s, int alpha, int beta, int ply) noexcept nogil
                     break
     if best == -VALUE_INFINITE:
         best = -MATE + ply
-    tt_store(s.tt, b.key, 0, score_to_tt(best, ply),
-             BOUND_LOWER if best >= beta else (BOUND_EXACT if best > original_alpha else BOUND_UPPER),
-             best_move, raw_eval)
+    if s.config.quiescence_tt:
+        tt_store(s.tt, b.key, 0, score_to_tt(best, ply),
+                 BOUND_LOWER if best >= beta else (BOUND_EXACT if best > original_alpha else BOUND_UPPER),
+                 best_move, raw_eval)
     return best
 
 

@@ -139,7 +139,7 @@ cdef class AlphaBetaSearcher(Searcher):
     def configure(self, tt_cutoffs: bool = True, null_move: bool = True, late_move_reductions: bool = True,
                   internal_reduction: bool = True, reverse_futility: bool = True, futility: bool = True,
                   late_move_pruning: bool = True, see_pruning: bool = True, check_extension: bool = True,
-                  quiescence: bool = True, aspiration: bool = True,
+                  quiescence: bool = True, quiescence_tt: bool = True, aspiration: bool = True,
                   continuation_history: bool = False, capture_history: bool = False,
                   correction_history: bool = False, razoring: bool = False, singular_extension: bool = False,
                   probcut: bool = False, tt_keep_exact: bool = False,
@@ -157,6 +157,7 @@ cdef class AlphaBetaSearcher(Searcher):
         self.state.config.see_pruning = see_pruning
         self.state.config.check_extension = check_extension
         self.state.config.quiescence = quiescence
+        self.state.config.quiescence_tt = quiescence_tt
         self.state.config.aspiration = aspiration
         self.state.config.continuation_history = continuation_history
         self.state.config.capture_history = capture_history

@@ -173,6 +173,7 @@ cdef class MCTSSearcher(Searcher):
         self.qs.config.see_pruning = True
         self.qs.config.check_extension = True
         self.qs.config.quiescence = True
+        self.qs.config.quiescence_tt = True
         # Candidates stay as in AlphaBetaSearcher's defaults: off until an SPRT adopts them.
         self.qs.config.continuation_history = False
         self.qs.config.capture_history = False

@@ -23,6 +23,7 @@ cdef struct SearchConfig:
     bint see_pruning            # captures losing more than 80 * depth at depth <= 4
     bint check_extension        # one ply more for checks that do not lose material (SEE >= 0)
     bint quiescence
+    bint quiescence_tt          # quiescence takes the TT's move and cutoffs, and stores its results
     bint aspiration
     bint continuation_history   # quiet moves ordered and reduced by what followed the last two moves
     bint capture_history        # captures ordered by how often they cut off, beside MVV-LVA

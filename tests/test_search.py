@@ -42,7 +42,8 @@ REFERENCE_FENS = random_positions(50, seed=2026)
 # Every switch of AlphaBetaSearcher.configure that changes a fixed-depth search in a table that
 # is not full (tt_keep_exact and node_time_management have tests of their own).
 TECHNIQUES = ["tt_cutoffs", "null_move", "late_move_reductions", "internal_reduction", "reverse_futility",
-              "futility", "late_move_pruning", "see_pruning", "check_extension", "quiescence", "aspiration",
+              "futility", "late_move_pruning", "see_pruning", "check_extension", "quiescence", "quiescence_tt",
+              "aspiration",
               "continuation_history", "capture_history", "correction_history", "razoring", "singular_extension",
               "probcut"]
 
