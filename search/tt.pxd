@@ -35,8 +35,9 @@ cdef struct TranspositionTable:
     TTSlot* entries
     uint64_t bucket_count    # a power of two
     uint8_t generation
-    uint8_t exact_bonus      # plies an exact entry counts as deeper when a slot is chosen to replace
-                             # (0: off; the tt_keep_exact candidate of the searcher's configure())
+    # Plies an exact entry counts as deeper when a slot is chosen to replace (0: off; the
+    # tt_keep_exact candidate of the searcher's configure()).
+    uint8_t exact_bonus
 
 cdef int tt_resize(TranspositionTable* tt, uint64_t megabytes) noexcept nogil   # 0 on success
 cdef void tt_free(TranspositionTable* tt) noexcept nogil
