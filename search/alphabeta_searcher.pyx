@@ -143,10 +143,10 @@ cdef class AlphaBetaSearcher(Searcher):
                   continuation_history: bool = False, capture_history: bool = False,
                   correction_history: bool = False, razoring: bool = False, singular_extension: bool = False,
                   probcut: bool = False, tt_keep_exact: bool = False,
-                  node_time_management: bool = False) -> None:
+                  node_time_management: bool = True) -> None:
         """Switch search techniques on or off: the adopted ones are on by default; candidates that
         have not (yet) passed an SPRT (continuation_history, capture_history, correction_history,
-        razoring, singular_extension, probcut, tt_keep_exact, node_time_management) are off."""
+        razoring, singular_extension, probcut, tt_keep_exact) are off."""
         self.state.config.tt_cutoffs = tt_cutoffs
         self.state.config.null_move = null_move
         self.state.config.late_move_reductions = late_move_reductions

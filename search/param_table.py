@@ -81,7 +81,7 @@ SEARCH_PARAMS: dict[str, SearchParam] = {
     "tm_max_instability": SearchParam(2.5, 1.0, 4.0, "largest stretch of the soft budget", integer=False),
     "tm_stable_iterations": SearchParam(6, 2, 12, "the same best move this often shrinks the budget"),
     "tm_stable_factor": SearchParam(0.7, 0.3, 1.0, "the shrink factor", integer=False),
-    # The best move's share of the root's nodes (a candidate, switch `node_time_management`):
+    # The best move's share of the root's nodes (switch `node_time_management`, adopted in session 8):
     # the soft budget is scaled by tm_node_weight * (tm_node_center - share).
     "tm_node_center": SearchParam(1.5, 1.0, 2.5, "share at which the node factor would be 0", integer=False),
     "tm_node_weight": SearchParam(1.35, 0.5, 3.0, "slope of the node factor", integer=False),

@@ -71,7 +71,7 @@ cdef void set_time_budget(TimeBudget* budget, object limits, bint white_to_move,
 
 def best_move_share_factor(best_move_share: float, params: dict | None = None) -> float:
     """The soft budget's factor when the best move took `best_move_share` of the root's nodes
-    (the node_time_management candidate), from the tm_node_* parameters (defaults if None)."""
+    (node_time_management), from the tm_node_* parameters (defaults if None)."""
     cdef TimeBudget budget
     if params is None:
         params = _DEFAULTS

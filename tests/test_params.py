@@ -75,7 +75,7 @@ def test_time_factors_come_from_the_table() -> None:
 
 
 def test_node_share_factor_comes_from_the_table() -> None:
-    """The node_time_management candidate: a best move that took most of the root's nodes
+    """Node-based time management: a best move that took most of the root's nodes
     shortens the soft budget, one that took few lengthens it; without a share, no change."""
     assert best_move_share_factor(-1.0) == 1.0
     settled, contested = best_move_share_factor(0.95), best_move_share_factor(0.2)

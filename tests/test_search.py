@@ -121,12 +121,13 @@ def test_tt_keep_exact_changes_which_entries_a_full_table_keeps() -> None:
     assert kept_nodes != plain_nodes
 
 
+@pytest.mark.parametrize("node_time", [True, False], ids=["node-time", "no-node-time"])
 @pytest.mark.parametrize("threads", [1, 2])
-def test_node_time_management_plays_on_the_clock(threads: int) -> None:
-    """With the candidate on, clock searches (where it acts) still return a legal move from a
-    completed iteration, with one thread and with a helper."""
+def test_clock_searches_with_and_without_node_time_management(threads: int, node_time: bool) -> None:
+    """Clock searches (where node-based time management acts) return a legal move from a
+    completed iteration, with the switch on (the default) and off, with one thread and with a helper."""
     searcher = AlphaBetaSearcher(hash_mb=8)
-    searcher.configure(node_time_management=True)
+    searcher.configure(node_time_management=node_time)
     searcher.threads = threads
     for fen in REFERENCE_FENS[:4]:
         result = searcher.search(Position(fen), SearchLimits(wtime=2_000, btime=2_000, winc=20, binc=20))
@@ -151,7 +152,7 @@ MATES = [
 
 
 CANDIDATES = ["continuation_history", "capture_history", "correction_history", "razoring", "singular_extension",
-              "probcut", "tt_keep_exact", "node_time_management"]
+              "probcut", "tt_keep_exact"]
 
 
 @pytest.mark.parametrize("candidates", [False, True], ids=["adopted", "with-candidates"])
