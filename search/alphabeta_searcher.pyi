@@ -10,13 +10,8 @@ class AlphaBetaSearcher(Searcher):
     threads: int
 
     def __init__(self, hash_mb: int = 16, threads: int = 1) -> None: ...
-    def configure(self, tt_cutoffs: bool = True, null_move: bool = True, late_move_reductions: bool = True,
-                  internal_reduction: bool = True, reverse_futility: bool = True, futility: bool = True,
-                  late_move_pruning: bool = True, see_pruning: bool = True, check_extension: bool = True,
-                  quiescence: bool = True, quiescence_tt: bool = True, aspiration: bool = True,
-                  continuation_history: bool = False, capture_history: bool = False,
-                  correction_history: bool = False, razoring: bool = False, singular_extension: bool = False,
-                  probcut: bool = False, tt_keep_exact: bool = False,
-                  node_time_management: bool = True) -> None: ...
+    def configure(self, **switches: bool) -> None: ...
+    @property
+    def switches(self) -> dict[str, bool]: ...
     def set_tablebase_probe(self, prober: Callable[[str], int | None] | None, probe_depth: int = 1,
                             max_pieces: int = 0) -> None: ...

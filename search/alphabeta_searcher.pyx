@@ -22,7 +22,7 @@ from search.tt cimport (
     TranspositionTable, tt_resize, tt_free, tt_clear, tt_hashfull, tt_new_search, BOUND_LOWER, BOUND_UPPER,
     TT_EXACT_BONUS,
 )
-from search.state cimport SearchState, RootMove
+from search.state cimport SearchState, RootMove, adopted_config
 from search.alphabeta cimport iterative_deepening
 from search.control cimport SearchSignals, REPORT_CURRMOVE
 from search.timeman cimport TimeBudget
@@ -136,38 +136,26 @@ cdef class AlphaBetaSearcher(Searcher):
         for i in range(self.helper_count):
             clear_learning(self.helpers[i])
 
-    def configure(self, tt_cutoffs: bool = True, null_move: bool = True, late_move_reductions: bool = True,
-                  internal_reduction: bool = True, reverse_futility: bool = True, futility: bool = True,
-                  late_move_pruning: bool = True, see_pruning: bool = True, check_extension: bool = True,
-                  quiescence: bool = True, quiescence_tt: bool = True, aspiration: bool = True,
-                  continuation_history: bool = False, capture_history: bool = False,
-                  correction_history: bool = False, razoring: bool = False, singular_extension: bool = False,
-                  probcut: bool = False, tt_keep_exact: bool = False,
-                  node_time_management: bool = True) -> None:
-        """Switch search techniques on or off: the adopted ones are on by default; candidates that
-        have not (yet) passed an SPRT (continuation_history, capture_history, correction_history,
-        razoring, singular_extension, probcut, tt_keep_exact) are off."""
-        self.state.config.tt_cutoffs = tt_cutoffs
-        self.state.config.null_move = null_move
-        self.state.config.late_move_reductions = late_move_reductions
-        self.state.config.internal_reduction = internal_reduction
-        self.state.config.reverse_futility = reverse_futility
-        self.state.config.futility = futility
-        self.state.config.late_move_pruning = late_move_pruning
-        self.state.config.see_pruning = see_pruning
-        self.state.config.check_extension = check_extension
-        self.state.config.quiescence = quiescence
-        self.state.config.quiescence_tt = quiescence_tt
-        self.state.config.aspiration = aspiration
-        self.state.config.continuation_history = continuation_history
-        self.state.config.capture_history = capture_history
-        self.state.config.correction_history = correction_history
-        self.state.config.razoring = razoring
-        self.state.config.singular_extension = singular_extension
-        self.state.config.probcut = probcut
-        self.state.config.node_time_management = node_time_management
+    def configure(self, **switches: bool) -> None:
+        """Switch search techniques on or off by name (SearchConfig's fields, and tt_keep_exact);
+        a switch not named is as adopted_config() has it: the adopted techniques on, the
+        candidates that have not (yet) passed an SPRT off.  An unknown name is a TypeError."""
+        cdef dict values = adopted_config()     # the struct, read as a dict of its fields
+        keep_exact = bool(switches.pop("tt_keep_exact", False))
+        unknown = sorted(set(switches) - set(values))
+        if unknown:
+            raise TypeError(f"configure() has no switch {', '.join(unknown)}")
+        values.update({name: bool(on) for name, on in switches.items()})
+        self.state.config = values
         # The table is shared by every thread, so its replacement rule is the table's, not a state's.
-        self.tt.exact_bonus = TT_EXACT_BONUS if tt_keep_exact else 0
+        self.tt.exact_bonus = TT_EXACT_BONUS if keep_exact else 0
+
+    @property
+    def switches(self) -> dict[str, bool]:
+        """Every switch of configure() as it stands."""
+        values = {name: bool(on) for name, on in (<dict>self.state.config).items()}
+        values["tt_keep_exact"] = self.tt.exact_bonus > 0
+        return values
 
     def hashfull(self) -> int:
         return tt_hashfull(&self.tt)

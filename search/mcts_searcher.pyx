@@ -21,7 +21,7 @@ from search.board.types cimport Move, MoveList, MATE
 from search.board.movegen cimport generate_legal
 from search.board.board cimport Board, move_to_uci, drop_old_history
 from search.tt cimport TranspositionTable, tt_resize, tt_free, tt_clear, tt_new_search, tt_store, BOUND_LOWER
-from search.state cimport SearchState
+from search.state cimport SearchState, adopted_config
 from search.mcts cimport (
     Node, NodePool, MCTSState, MCTSShared, NODE_NONE, PROVEN_UNKNOWN, PROVEN_WIN, PROVEN_LOSS, PROVEN_DRAW,
     LEAF_EVAL, LEAF_PLAYOUT, SELECT_PUCT, SELECT_UCT, PRIOR_ONE, VIRTUAL_LOSS, MAX_TREE_DEPTH,
@@ -161,22 +161,9 @@ cdef class MCTSSearcher(Searcher):
         self.selection = DEFAULT_SELECTION
         self.value_model = DEFAULT_VALUE_MODEL
         self.seed_value = 0
-        # The leaves' alpha-beta and quiescence searches run with every technique on, as the
+        # The leaves' alpha-beta and quiescence searches run with the adopted techniques, as the
         # alpha-beta searcher's defaults have them (its parameters come from _load_params).
-        self.qs.config.tt_cutoffs = True
-        self.qs.config.null_move = True
-        self.qs.config.late_move_reductions = True
-        self.qs.config.internal_reduction = True
-        self.qs.config.reverse_futility = True
-        self.qs.config.futility = True
-        self.qs.config.late_move_pruning = True
-        self.qs.config.see_pruning = True
-        self.qs.config.check_extension = True
-        self.qs.config.quiescence = True
-        self.qs.config.quiescence_tt = True
-        # Candidates stay as in AlphaBetaSearcher's defaults: off until an SPRT adopts them.
-        self.qs.config.continuation_history = False
-        self.qs.config.capture_history = False
+        self.qs.config = adopted_config()
         self.qs.config.aspiration = False      # a leaf searches one full window, no iterations
         self.qs.completed_depth = 1     # lets its stop check see only the stop flag and the hard limit
         Searcher.__init__(self, hash_mb)
@@ -301,6 +288,11 @@ cdef class MCTSSearcher(Searcher):
     def recycles(self) -> int:
         """How often the last search found the pool full and dropped its least visited subtrees."""
         return self.shared.recycles
+
+    @property
+    def leaf_switches(self) -> Dict[str, bool]:
+        """The search techniques of the leaves' alpha-beta and quiescence searches."""
+        return {name: bool(on) for name, on in (<dict>self.qs.config).items()}
 
     def priors(self, position: Position) -> Dict[str, float]:
         """The PUCT prior of every legal move in `position`, as an expansion would give them

@@ -34,6 +34,33 @@ cdef struct SearchConfig:
     bint node_time_management   # a clock search stops sooner the larger the best move's share of nodes
 
 
+# Where every searcher starts: the techniques adopted by an SPRT on, the candidates that have
+# not passed one off.  AlphaBetaSearcher.configure() changes switches from here, and the MCTS
+# leaves search with it (aspiration off), so a newly adopted technique is switched on in one place.
+cdef inline SearchConfig adopted_config() noexcept nogil:
+    cdef SearchConfig config
+    config.tt_cutoffs = True
+    config.null_move = True
+    config.late_move_reductions = True
+    config.internal_reduction = True
+    config.reverse_futility = True
+    config.futility = True
+    config.late_move_pruning = True
+    config.see_pruning = True
+    config.check_extension = True
+    config.quiescence = True
+    config.quiescence_tt = True
+    config.aspiration = True
+    config.continuation_history = False
+    config.capture_history = False
+    config.correction_history = False
+    config.razoring = False
+    config.singular_extension = False
+    config.probcut = False
+    config.node_time_management = True
+    return config
+
+
 # Continuation history is indexed by "piece-to" pairs: the piece that moved (0..11) times 64
 # plus its destination.  Row CONT_NONE stands for "no move there" (the root's past, a null
 # move); it is read as zeros and never written.

@@ -103,6 +103,19 @@ def test_each_technique_has_its_own_switch() -> None:
         AlphaBetaSearcher().configure(no_such_technique=False)
 
 
+def test_configure_starts_from_the_adopted_techniques() -> None:
+    """The switches are the ones the tests name, the candidates alone are off by default, and
+    configure() sets the named switches and returns every other one to its default."""
+    searcher = AlphaBetaSearcher(hash_mb=1)
+    adopted = searcher.switches
+    assert set(adopted) == set(TECHNIQUES) | {"node_time_management", "tt_keep_exact"}
+    assert {name for name, on in adopted.items() if not on} == set(CANDIDATES)
+    searcher.configure(null_move=False, razoring=True, tt_keep_exact=True)
+    assert searcher.switches == adopted | {"null_move": False, "razoring": True, "tt_keep_exact": True}
+    searcher.configure()
+    assert searcher.switches == adopted
+
+
 def test_tt_keep_exact_changes_which_entries_a_full_table_keeps() -> None:
     """The replacement candidate acts only when buckets are full, so its switch is checked on
     the smallest table (1 MB) with a search that fills it, not in the test above."""
