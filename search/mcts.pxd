@@ -118,6 +118,7 @@ cdef struct MCTSState:
     double prior_temperature
     int leaf_mode
     int leaf_depth         # LEAF_EVAL: alpha-beta plies before the quiescence search (0: quiescence only)
+    int leaf_depth_root    # LEAF_EVAL: plies for a leaf next to the root, one less per ply below (0: off)
     int value_model        # VALUE_MODEL_* (mcts_value.pxd)
     int playout_cap        # plies of a random playout before the evaluation decides
     bint recycle           # a full pool drops its least visited subtrees and the tree grows on

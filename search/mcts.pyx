@@ -512,9 +512,19 @@ cdef inline uint64_t next_random(uint64_t* state) noexcept nogil:
     return z ^ (z >> 31)
 
 
+cdef inline int leaf_search_depth(const MCTSState* s, int ply) noexcept nogil:
+    """The alpha-beta plies that value a leaf `ply` tree moves below the root: `leaf_depth`,
+    or more near the root when `leaf_depth_root` is set (that many plies one move below it,
+    one less for each move further down).  The few nodes near the root decide the move, and
+    a deeper search there finds the refutations their priors and values need, at a cost the
+    small number of such nodes keeps low."""
+    cdef int near_root = s.leaf_depth_root - (ply - 1)
+    return near_root if near_root > s.leaf_depth else s.leaf_depth
+
+
 cdef double searched_value(MCTSState* s, int ply) noexcept nogil:
     """The leaf's score as a win probability for the side to move: a full-window alpha-beta
-    search of `leaf_depth` plies and its quiescence search (depth 0: the quiescence search).
+    search of leaf_search_depth() plies and its quiescence search (depth 0: the quiescence search).
 
     The search runs on the tree's own board and stacks at the leaf's ply, so repetitions
     with the path count, the null move sees the move before it, and the table it shares
@@ -523,19 +533,19 @@ cdef double searched_value(MCTSState* s, int ply) noexcept nogil:
     """
     cdef SearchState* qs = s.qs
     cdef TTEntry entry
-    cdef int score
-    if s.leaf_depth <= 0:
+    cdef int score, depth = leaf_search_depth(s, ply)
+    if depth <= 0:
         score = quiescence(qs, -VALUE_INFINITE, VALUE_INFINITE, ply)
-    elif (tt_probe(qs.tt, qs.board.key, &entry) and entry.depth >= s.leaf_depth
+    elif (tt_probe(qs.tt, qs.board.key, &entry) and entry.depth >= depth
           and (entry.bound_age & 3) == BOUND_EXACT):
         # A transposition searched as deep already (a full window stores exact scores); a
         # PV node would not cut on it by itself.
         score = score_from_tt(entry.score, ply)
     else:
         # Check extensions stop 2 * completed_depth + 8 plies from the root: measured from
-        # the leaf, as iterative deepening's depth-`leaf_depth` iteration would allow them.
-        qs.completed_depth = s.leaf_depth + ply // 2
-        score = negamax(qs, s.leaf_depth, -VALUE_INFINITE, VALUE_INFINITE, ply, False)
+        # the leaf, as iterative deepening's depth-`depth` iteration would allow them.
+        qs.completed_depth = depth + ply // 2
+        score = negamax(qs, depth, -VALUE_INFINITE, VALUE_INFINITE, ply, False)
     if score >= MATE_IN_MAX_PLY:
         return 1.0
     if score <= -MATE_IN_MAX_PLY:

@@ -21,6 +21,7 @@ DEFAULT_C_PUCT: float
 DEFAULT_FPU_REDUCTION: float
 DEFAULT_PRIOR_TEMPERATURE: float
 DEFAULT_LEAF_DEPTH: int
+DEFAULT_LEAF_DEPTH_ROOT: int
 DEFAULT_VALUE_MODEL: str
 
 class MCTSSearcher(Searcher):
@@ -36,6 +37,7 @@ class MCTSSearcher(Searcher):
     recycle: bool
     leaf_mode: str
     leaf_depth: int
+    leaf_depth_root: int
     selection: str
     value_model: str
     seed: int

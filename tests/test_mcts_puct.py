@@ -16,6 +16,7 @@ from search.mcts_searcher import (
     DEFAULT_C_PUCT,
     DEFAULT_FPU_REDUCTION,
     DEFAULT_LEAF_DEPTH,
+    DEFAULT_LEAF_DEPTH_ROOT,
     DEFAULT_PRIOR_TEMPERATURE,
     DEFAULT_RECYCLE,
     DEFAULT_SELECTION,
@@ -144,10 +145,11 @@ def test_puct_never_picks_a_proven_loss_and_takes_a_proven_win() -> None:
 def test_a_searched_leaf_proves_a_mate_in_fewer_playouts() -> None:
     """Depth-2 leaves see a mate behind a quiet move; quiescence leaves must build it in the tree.
     Both prove a forced mate here; the searched leaves need far fewer playouts for it.  The solver
-    stops at the first mate it proves, so the distance may be 3 (Re4+) beside the quiet mate in 2."""
+    stops at the first mate it proves, so the distance may be 3 (Re4+) beside the quiet mate in 2.
+    With c 1.0: the wider default (2.0) builds the mate in the tree sooner (132 playouts against 79)."""
     proofs = {}
     for depth in (0, 2):
-        s = searcher(depth)
+        s = searcher(depth, c_puct=1.0)
         result = s.search(Position(QUIET_MATE_IN_2), SearchLimits(nodes=3000))
         assert result.score[0] == "mate" and 2 <= result.score[1] <= 3 and s.stop_reason == "proven"
         # Every reply to the first move still loses to a forced mate, one move sooner (alpha-beta checks).
@@ -199,6 +201,21 @@ def test_reported_nodes_count_the_leaves_alpha_beta_nodes() -> None:
     assert per_playout[2] > 2 * per_playout[0]
 
 
+def test_deeper_leaves_near_the_root() -> None:
+    """leaf_depth_root searches the leaves next to the root deeper (more nodes per playout, the
+    same capture found), and never shallower than leaf_depth: below it, the tree is unchanged."""
+    def run(**settings: int) -> tuple[str, int]:
+        s = searcher(**settings)    # type: ignore[arg-type]
+        result = s.search(Position(HANGING_QUEEN), SearchLimits(nodes=300))
+        assert s.playouts == 300
+        return result.best_move, result.nodes
+
+    plain, rooted = run(leaf_depth=0), run(leaf_depth=0, leaf_depth_root=3)
+    assert plain[0] == rooted[0] == "c1g5"
+    assert rooted[1] > plain[1]
+    assert run(leaf_depth=2, leaf_depth_root=1) == run(leaf_depth=2)
+
+
 def test_uct_selection_still_plays() -> None:
     s = searcher(2, selection="uct")
     assert s.search(Position(HANGING_QUEEN), SearchLimits(nodes=500)).best_move == "c1g5"
@@ -207,7 +224,8 @@ def test_uct_selection_still_plays() -> None:
 
 def test_bad_settings_are_refused() -> None:
     s = MCTSSearcher()
-    for name, value in (("leaf_depth", 9), ("leaf_depth", -1), ("selection", "ucb"), ("value_model", "elo")):
+    for name, value in (("leaf_depth", 9), ("leaf_depth", -1), ("leaf_depth_root", 9), ("selection", "ucb"),
+                        ("value_model", "elo")):
         with pytest.raises(ValueError):
             setattr(s, name, value)
     s.selection = " UCT "
@@ -267,6 +285,7 @@ def test_mcts_options_defaults_match_the_searcher() -> None:
     assert options.value("MCTS FPU Reduction") == round(DEFAULT_FPU_REDUCTION * 1000)
     assert options.value("MCTS Prior Temperature") == round(DEFAULT_PRIOR_TEMPERATURE * 100)
     assert options.value("MCTS Leaf Depth") == DEFAULT_LEAF_DEPTH
+    assert options.value("MCTS Leaf Depth Root") == DEFAULT_LEAF_DEPTH_ROOT
     assert options.value("MCTS Score Curve") == DEFAULT_VALUE_MODEL
     assert options.value("MCTS Minimax Weight") == 0
     assert options.value("MCTS Recycle") is DEFAULT_RECYCLE is True
@@ -277,11 +296,13 @@ def test_mcts_options_reach_the_searcher_and_bad_values_get_an_info_string() -> 
     for line in ("setoption name SearchMode value MCTS", "setoption name MCTS Selection value UCT",
                  "setoption name MCTS CPuct value 1250", "setoption name MCTS FPU Reduction value 40",
                  "setoption name MCTS Prior Temperature value 250", "setoption name MCTS Leaf Depth value 3",
+                 "setoption name MCTS Leaf Depth Root value 5",
                  "setoption name MCTS Score Curve value logistic", "setoption name MCTS Minimax Weight value 300",
                  "setoption name MCTS Recycle value false"):
         assert send(engine, buffer, line) == [], line
     bad = {
         "setoption name MCTS Leaf Depth value 9": "option MCTS Leaf Depth must be from 0 to 8, not 9",
+        "setoption name MCTS Leaf Depth Root value -2": "option MCTS Leaf Depth Root must be from 0 to 8, not -2",
         "setoption name MCTS CPuct value -1": "option MCTS CPuct must be from 0 to 10000, not -1",
         "setoption name MCTS Prior Temperature value 0": "option MCTS Prior Temperature must be from 1 to 10000, not 0",
         "setoption name MCTS FPU Reduction value lots":
@@ -297,6 +318,7 @@ def test_mcts_options_reach_the_searcher_and_bad_values_get_an_info_string() -> 
     assert engine._job is not None and engine._job.wait(60)
     mcts = engine._searchers["MCTS"]
     assert (mcts.selection, mcts.leaf_depth, mcts.value_model, mcts.recycle) == ("uct", 3, "logistic", False)
+    assert mcts.leaf_depth_root == 5
     assert (mcts.c_puct, mcts.fpu_reduction, mcts.prior_temperature, mcts.minimax_weight) == \
         (pytest.approx(1.25), pytest.approx(0.04), pytest.approx(2.5), pytest.approx(0.3))
     assert buffer.getvalue().decode().splitlines()[-1].startswith("bestmove ")
