@@ -99,6 +99,14 @@ cdef int node_value(const Node* n, int model, int material):
     return probability_to_score(n.value_sum / n.visits, model, material)
 
 
+def _leaf_depth(name: str, value: object) -> int:
+    """`value` as a leaf search depth, or ValueError naming the setting when out of range."""
+    depth = int(value)
+    if not 0 <= depth <= MAX_LEAF_DEPTH:
+        raise ValueError(f"{name} must be from 0 to {MAX_LEAF_DEPTH}, not {value!r}")
+    return depth
+
+
 cdef class MCTSSearcher(Searcher):
     """PUCT (or UCT) with an MCTS-Solver over a node pool sized from the Hash option."""
 
@@ -248,10 +256,7 @@ cdef class MCTSSearcher(Searcher):
 
     @leaf_depth.setter
     def leaf_depth(self, value: int) -> None:
-        depth = int(value)
-        if not 0 <= depth <= MAX_LEAF_DEPTH:
-            raise ValueError(f"leaf_depth must be from 0 to {MAX_LEAF_DEPTH}, not {value!r}")
-        self.leaf_depth_value = depth
+        self.leaf_depth_value = _leaf_depth("leaf_depth", value)
 
     @property
     def leaf_depth_root(self) -> int:
@@ -261,10 +266,7 @@ cdef class MCTSSearcher(Searcher):
 
     @leaf_depth_root.setter
     def leaf_depth_root(self, value: int) -> None:
-        depth = int(value)
-        if not 0 <= depth <= MAX_LEAF_DEPTH:
-            raise ValueError(f"leaf_depth_root must be from 0 to {MAX_LEAF_DEPTH}, not {value!r}")
-        self.leaf_depth_root_value = depth
+        self.leaf_depth_root_value = _leaf_depth("leaf_depth_root", value)
 
     @property
     def selection(self) -> str:
