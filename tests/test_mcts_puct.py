@@ -4,6 +4,7 @@ alpha-beta search, the value model, the early stop and their UCI options (docs/m
 from __future__ import annotations
 
 import math
+import random
 
 import chess
 import pytest
@@ -93,6 +94,33 @@ def test_searched_nodes_store_their_priors() -> None:
 def test_puct_formula() -> None:
     assert puct(0.5, 0.2, 100, 4, 1.5) == pytest.approx(0.5 + 1.5 * 0.2 * 10 / 5)
     assert puct(0.5, 0.2, 100, 4, 0.0) == pytest.approx(0.5)
+
+
+def test_puct_selection_takes_the_child_with_the_best_score() -> None:
+    """The search's selection loop (which rearranges the arithmetic for speed) picks a child whose
+    PUCT score, as puct() computes it, is the highest: random nodes with visited and unvisited
+    children, random priors, constants and first-play urgency."""
+    rng = random.Random(2026)
+    for _ in range(300):
+        tree = HandTree()
+        children = tree.add_children(0, rng.randint(2, 40))
+        for child in children:
+            tree.set_prior(child, rng.uniform(0.001, 1.0))
+            visits = rng.choice([0, 0, 0, 1, 2, 7, 60, 900])
+            if visits:
+                tree.set_stats(child, visits, visits * rng.random())
+        tree.set_stats(0, rng.randint(1, 5000), 0.0)
+        parent_visits, _ = tree.stats(0)
+        tree.set_stats(0, parent_visits, parent_visits * rng.random())
+        c_puct, fpu_reduction = rng.uniform(0.1, 4.0), rng.uniform(0.0, 0.3)
+        fpu = 1.0 - tree.stats(0)[1] / parent_visits - fpu_reduction
+        scores = {}
+        for child in children:
+            visits, value_sum = tree.stats(child)
+            q = value_sum / visits if visits else fpu
+            scores[child] = puct(q, tree.prior(child), parent_visits, visits, c_puct)
+        chosen = tree.select_puct(0, c_puct, fpu_reduction)
+        assert chosen is not None and scores[chosen] >= max(scores.values()) - 1e-12
 
 
 def test_puct_tries_the_unvisited_high_prior_child_first() -> None:
