@@ -75,6 +75,7 @@ cdef class AlphaBetaSearcher(Searcher):
         memset(&self.helper_signals, 0, sizeof(SearchSignals))
         self.helper_threads = []
         self.tt.entries = NULL
+        self.tt.block = NULL
 
     def __init__(self, hash_mb: int = 16, threads: int = 1) -> None:
         self.configure()

@@ -83,7 +83,8 @@ cdef struct Node:
 
 
 cdef struct NodePool:
-    Node* nodes
+    Node* nodes            # on a cache line, so a node never straddles two
+    void* node_block       # what was allocated for them, to free
     uint32_t* remap        # scratch for compaction when a subtree is kept (part of the budget)
     uint32_t capacity
     uint32_t used          # the bump pointer: advanced by compare-and-swap, never past capacity

@@ -41,6 +41,9 @@ cdef extern from "clock.h" nogil:
 # Lock-free rather than per-node spin locks: a playout changes two counters on each node of
 # its path, and an atomic add is one instruction where a lock would be two writes and a wait
 # behind a thread that the (busy, shared) machine may have descheduled while it held it.
+cdef extern from "aligned.h" nogil:
+    void* aligned_calloc "kestrel_aligned_calloc"(size_t nbytes, void** block)
+
 cdef extern from "atomics.h" nogil:
     uint8_t load_u8_acquire "kestrel_load_u8_acquire"(const uint8_t* p)
     void store_u8_release "kestrel_store_u8_release"(uint8_t* p, uint8_t v)
@@ -74,19 +77,21 @@ cdef int pool_allocate(NodePool* p, uint64_t nbytes) noexcept nogil:
     """Room for as many nodes (and their compaction scratch) as fit in `nbytes`; clears the tree."""
     cdef uint64_t count = nbytes // (sizeof(Node) + sizeof(uint32_t))
     cdef Node* nodes
+    cdef void* node_block
     cdef uint32_t* remap
     if count < 256:
         count = 256
     if count > MAX_CAPACITY:
         count = MAX_CAPACITY
-    nodes = <Node*>malloc(count * sizeof(Node))
+    nodes = <Node*>aligned_calloc(count * sizeof(Node), &node_block)
     remap = <uint32_t*>malloc(count * sizeof(uint32_t))
     if nodes == NULL or remap == NULL:
-        free(nodes)
+        free(node_block)
         free(remap)
         return -1
     pool_free(p)
     p.nodes = nodes
+    p.node_block = node_block
     p.remap = remap
     p.capacity = <uint32_t>count
     p.used = 0
@@ -94,8 +99,9 @@ cdef int pool_allocate(NodePool* p, uint64_t nbytes) noexcept nogil:
 
 
 cdef void pool_free(NodePool* p) noexcept nogil:
-    free(p.nodes)
+    free(p.node_block)
     free(p.remap)
+    p.node_block = NULL
     p.nodes = NULL
     p.remap = NULL
     p.capacity = 0

@@ -154,6 +154,7 @@ cdef class MCTSSearcher(Searcher):
         self.helper_count = 0
         self.helper_threads = []
         self.tt.entries = NULL
+        self.tt.block = NULL
         self.state.signals = &self.control.signals
         self.state.shared = &self.shared
         self.qs.signals = &self.control.signals

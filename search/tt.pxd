@@ -32,7 +32,8 @@ cdef struct TTSlot:
     uint64_t data        # move | score << 16 | static_eval << 32 | depth << 48 | bound_age << 56
 
 cdef struct TranspositionTable:
-    TTSlot* entries
+    TTSlot* entries          # on a cache line, so a bucket is one line
+    void* block              # what was allocated, to free
     uint64_t bucket_count    # a power of two
     uint8_t generation
     # Plies an exact entry counts as deeper when a slot is chosen to replace (0: off; the

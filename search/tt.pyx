@@ -1,9 +1,12 @@
 """Transposition table storage, replacement and occupancy."""
 
 from libc.stdint cimport uint8_t, uint16_t, int16_t, uint64_t
-from libc.stdlib cimport calloc, free
+from libc.stdlib cimport free
 from libc.string cimport memset
 from search.board.types cimport Move, MOVE_NONE
+
+cdef extern from "aligned.h" nogil:
+    void* aligned_calloc "kestrel_aligned_calloc"(size_t nbytes, void** block)
 
 
 cdef int tt_resize(TranspositionTable* tt, uint64_t megabytes) noexcept nogil:
@@ -12,20 +15,23 @@ cdef int tt_resize(TranspositionTable* tt, uint64_t megabytes) noexcept nogil:
     cdef uint64_t bucket_bytes = sizeof(TTSlot) * TT_BUCKET_SIZE
     cdef uint64_t buckets = 1
     cdef TTSlot* entries
+    cdef void* block
     while buckets * 2 * bucket_bytes <= bytes_wanted:
         buckets *= 2
-    entries = <TTSlot*>calloc(buckets * TT_BUCKET_SIZE, sizeof(TTSlot))
+    entries = <TTSlot*>aligned_calloc(buckets * bucket_bytes, &block)
     if entries == NULL:
         return -1
-    free(tt.entries)
+    free(tt.block)
     tt.entries = entries
+    tt.block = block
     tt.bucket_count = buckets
     tt.generation = 0
     return 0
 
 
 cdef void tt_free(TranspositionTable* tt) noexcept nogil:
-    free(tt.entries)
+    free(tt.block)
+    tt.block = NULL
     tt.entries = NULL
     tt.bucket_count = 0
 
