@@ -4,9 +4,8 @@ The shape of a search, stop and ponderhit come from ``search.searcher.Searcher``
 the UCI loop drives it like the alpha-beta searcher; ``selection``, ``c_puct``,
 ``fpu_reduction``, ``prior_temperature``, ``exploration``, ``leaf_mode``, ``leaf_depth``,
 ``leaf_depth_root``, ``value_model``, ``minimax_weight``, ``seed`` and ``threads`` are its own
-(docs/mcts.md).  ``HandTree``,
-``ucb`` and ``puct`` expose the pool to tests on hand-made trees; ``bench`` prints playouts
-per second in each leaf mode.
+(docs/mcts.md).  ``HandTree``, ``ucb`` and ``puct`` expose the pool to tests on hand-made
+trees; ``bench`` prints playouts per second in each leaf mode.
 
 With ``threads`` > 1, helper threads grow the same tree as the main thread, each with its
 own board and leaf-search state (the transposition table is shared); every thread runs
