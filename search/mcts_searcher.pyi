@@ -11,7 +11,7 @@ SELECTIONS: tuple[str, ...]
 VALUE_MODELS: tuple[str, ...]
 STOP_REASONS: dict[int, str | None]
 MAX_LEAF_DEPTH: int
-BENCH_MODES: tuple[tuple[str, str, int], ...]
+BENCH_MODES: tuple[tuple[str, str, int, int], ...]
 MAX_REUSE_PLIES: int
 DEFAULT_EXPLORATION: float
 DEFAULT_PLAYOUT_CAP: int

@@ -68,7 +68,8 @@ DEFAULT_C_PUCT = 2.0            # values in [0, 1]; 0.35 was far too greedy (sel
 DEFAULT_FPU_REDUCTION = 0.1
 DEFAULT_PRIOR_TEMPERATURE = 1.0
 DEFAULT_LEAF_DEPTH = 0
-DEFAULT_LEAF_DEPTH_ROOT = 0     # a candidate (session 9): deeper leaves near the root, off until games adopt it
+# Session 9, at 10 s + 0.1 s: depth 4 near the root beat plain quiescence leaves in two gauntlets, 2 and 5 did not.
+DEFAULT_LEAF_DEPTH_ROOT = 4
 DEFAULT_VALUE_MODEL = "wdl"
 DEFAULT_RECYCLE = True          # a full pool recycles its least visited subtrees (docs/mcts.md)
 
@@ -678,14 +679,17 @@ cdef class MCTSSearcher(Searcher):
 
 # ---------------------------------------------------------------- speed
 
-BENCH_MODES = (("eval-d0", "eval", 0), ("eval-d1", "eval", 1), ("eval-d2", "eval", 2), ("playout", "playout", 0))
+# (name, leaf mode, leaf depth, leaf depth near the root): the defaults first.
+BENCH_MODES = (("eval-d0-r4", "eval", 0, 4), ("eval-d0", "eval", 0, 0), ("eval-d1", "eval", 1, 0),
+               ("eval-d2", "eval", 2, 0), ("playout", "playout", 0, 0))
 
 
 def bench(playouts: int = 20000, out: Callable[[str], None] = print,
           positions: Optional[List[str]] = None, threads: int = 1,
           modes: Optional[List[str]] = None) -> Dict[str, float]:
-    """Playouts per second in each leaf mode (eval at leaf depths 0, 1, 2, and random playouts,
-    or the `modes` named from BENCH_MODES) over the bench positions, `playouts` each, with the
+    """Playouts per second in each leaf mode (the default quiescence leaves with depth-4 leaves
+    near the root, eval at leaf depths 0, 1, 2 everywhere, and random playouts, or the `modes`
+    named from BENCH_MODES) over the bench positions, `playouts` each, with the
     default PUCT selection and `threads` search threads.
 
     Prints wall-clock and process-CPU rates (the CPU rate is the fair one on a shared
@@ -697,12 +701,13 @@ def bench(playouts: int = 20000, out: Callable[[str], None] = print,
     from search.bench import BENCH_POSITIONS
 
     rates = {}
-    for name, mode, depth in BENCH_MODES:
+    for name, mode, depth, root_depth in BENCH_MODES:
         if modes is not None and name not in modes:
             continue
         searcher = MCTSSearcher(hash_mb=256, threads=threads)
         searcher.leaf_mode = mode
         searcher.leaf_depth = depth
+        searcher.leaf_depth_root = root_depth
         searcher.seed = 1
         total, nodes, wall, cpu = 0, 0, 0.0, 0.0
         for fen in positions if positions is not None else BENCH_POSITIONS:
@@ -721,7 +726,7 @@ def bench(playouts: int = 20000, out: Callable[[str], None] = print,
 # ---------------------------------------------------------------- test hooks
 
 def puct(q: float, prior: float, parent_visits: int, child_visits: int, c_puct: float) -> float:
-    """PUCT of a child with value `q`, as selection computes it."""
+    """PUCT of a child with value `q`: the score selection maximises (it computes it rearranged)."""
     return puct_score(q, prior, math.sqrt(parent_visits), child_visits, c_puct)
 
 

@@ -422,5 +422,6 @@ def test_depth_limit_ends_even_when_the_tree_cannot_grow() -> None:
 def test_bench_reports_both_leaf_modes() -> None:
     lines: list[str] = []
     rates = bench(100, lines.append, positions=[MIDDLEGAME, HANGING_QUEEN])
-    assert set(rates) == {"eval-d0", "eval-d1", "eval-d2", "playout"} and all(rate > 0 for rate in rates.values())
-    assert len(lines) == 4
+    assert set(rates) == {"eval-d0-r4", "eval-d0", "eval-d1", "eval-d2", "playout"}
+    assert all(rate > 0 for rate in rates.values())
+    assert len(lines) == 5

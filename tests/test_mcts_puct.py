@@ -174,10 +174,11 @@ def test_a_searched_leaf_proves_a_mate_in_fewer_playouts() -> None:
     """Depth-2 leaves see a mate behind a quiet move; quiescence leaves must build it in the tree.
     Both prove a forced mate here; the searched leaves need far fewer playouts for it.  The solver
     stops at the first mate it proves, so the distance may be 3 (Re4+) beside the quiet mate in 2.
-    With c 1.0: the wider default (2.0) builds the mate in the tree sooner (132 playouts against 79)."""
+    With c 1.0: the wider default (2.0) builds the mate in the tree sooner (132 playouts against 79);
+    and with the same depth everywhere (no deeper leaves near the root)."""
     proofs = {}
     for depth in (0, 2):
-        s = searcher(depth, c_puct=1.0)
+        s = searcher(depth, c_puct=1.0, leaf_depth_root=0)
         result = s.search(Position(QUIET_MATE_IN_2), SearchLimits(nodes=3000))
         assert result.score[0] == "mate" and 2 <= result.score[1] <= 3 and s.stop_reason == "proven"
         # Every reply to the first move still loses to a forced mate, one move sooner (alpha-beta checks).
@@ -221,7 +222,7 @@ def test_every_leaf_depth_takes_the_hanging_queen(depth: int) -> None:
 def test_reported_nodes_count_the_leaves_alpha_beta_nodes() -> None:
     per_playout = {}
     for depth in (0, 2):
-        s = searcher(depth)
+        s = searcher(depth, leaf_depth_root=0)
         result = s.search(Position(HANGING_QUEEN), SearchLimits(nodes=300))
         assert s.playouts == 300
         per_playout[depth] = result.nodes / s.playouts
@@ -238,10 +239,10 @@ def test_deeper_leaves_near_the_root() -> None:
         assert s.playouts == 300
         return result.best_move, result.nodes
 
-    plain, rooted = run(leaf_depth=0), run(leaf_depth=0, leaf_depth_root=3)
+    plain, rooted = run(leaf_depth=0, leaf_depth_root=0), run(leaf_depth=0, leaf_depth_root=3)
     assert plain[0] == rooted[0] == "c1g5"
     assert rooted[1] > plain[1]
-    assert run(leaf_depth=2, leaf_depth_root=1) == run(leaf_depth=2)
+    assert run(leaf_depth=2, leaf_depth_root=1) == run(leaf_depth=2, leaf_depth_root=0)
 
 
 def test_uct_selection_still_plays() -> None:

@@ -221,7 +221,7 @@ def build_options(search_modes: tuple[str, ...] = ("AlphaBeta",), mcts_explorati
             Option("MCTS Prior Temperature", "spin", 100, 1, 10000, apply=_setter("prior_temperature", 100.0),
                    modes=("MCTS",)),
             Option("MCTS Leaf Depth", "spin", 0, 0, 8, apply=_setter("leaf_depth"), modes=("MCTS",)),
-            Option("MCTS Leaf Depth Root", "spin", 0, 0, 8, apply=_setter("leaf_depth_root"), modes=("MCTS",)),
+            Option("MCTS Leaf Depth Root", "spin", 4, 0, 8, apply=_setter("leaf_depth_root"), modes=("MCTS",)),
             Option("MCTS Score Curve", "combo", "wdl", vars=("wdl", "logistic"), apply=_setter("value_model"),
                    modes=("MCTS",)),
             Option("MCTS Minimax Weight", "spin", 0, 0, 1000, apply=_setter("minimax_weight", 1000.0),
