@@ -161,8 +161,6 @@ cdef bint node_expanded(const Node* n) noexcept nogil     # its children can be 
 cdef double ucb_score(double log_parent_visits, uint32_t visits, double value_sum,
                       double c) noexcept nogil
 cdef uint32_t select_child(const NodePool* p, uint32_t node, double c, double minimax_weight) noexcept nogil
-cdef double puct_score(double q, double prior, double sqrt_parent_visits, uint32_t visits,
-                       double c_puct) noexcept nogil
 cdef uint32_t select_child_puct(const NodePool* p, uint32_t node, double c_puct, double fpu_reduction,
                                 double minimax_weight) noexcept nogil
 cdef void backpropagate(NodePool* p, uint32_t node, double value, uint32_t virtual_loss) noexcept nogil

@@ -306,15 +306,10 @@ cdef uint32_t select_child(const NodePool* p, uint32_t node, double c, double mi
     return best
 
 
-cdef double puct_score(double q, double prior, double sqrt_parent_visits, uint32_t visits,
-                       double c_puct) noexcept nogil:
-    """PUCT (AlphaZero's rule): the value plus c * P * sqrt(N) / (1 + n)."""
-    return q + c_puct * prior * sqrt_parent_visits / (1.0 + visits)
-
-
 cdef uint32_t select_child_puct(const NodePool* p, uint32_t node, double c_puct, double fpu_reduction,
                                 double minimax_weight) noexcept nogil:
-    """The child with the highest PUCT score; proven losses are never chosen again.
+    """The child with the highest PUCT score (AlphaZero's rule: the value plus
+    c * P * sqrt(N) / (1 + n)); proven losses are never chosen again.
 
     An unvisited child is valued at the parent's mean for the side to move, less
     `fpu_reduction` (first-play urgency): it is tried once its prior's bonus outweighs
