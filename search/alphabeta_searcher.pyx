@@ -53,7 +53,7 @@ cdef void clear_learning(SearchState* s) noexcept nogil:
     memset(s.cont_history, 0, sizeof(s.cont_history))
     memset(s.capture_history, 0, sizeof(s.capture_history))
     memset(s.correction, 0, sizeof(s.correction))
-from search.searcher import uci_score
+from search.searcher import uci_score, with_switches
 
 
 cdef class AlphaBetaSearcher(Searcher):
@@ -141,13 +141,8 @@ cdef class AlphaBetaSearcher(Searcher):
         """Switch search techniques on or off by name (SearchConfig's fields, and tt_keep_exact);
         a switch not named is as adopted_config() has it: the adopted techniques on, the
         candidates that have not (yet) passed an SPRT off.  An unknown name is a TypeError."""
-        cdef dict values = adopted_config()     # the struct, read as a dict of its fields
         keep_exact = bool(switches.pop("tt_keep_exact", False))
-        unknown = sorted(set(switches) - set(values))
-        if unknown:
-            raise TypeError(f"configure() has no switch {', '.join(unknown)}")
-        values.update({name: bool(on) for name, on in switches.items()})
-        self.state.config = values
+        self.state.config = with_switches(adopted_config(), switches)    # the struct, read as a dict
         # The table is shared by every thread, so its replacement rule is the table's, not a state's.
         self.tt.exact_bonus = TT_EXACT_BONUS if keep_exact else 0
 

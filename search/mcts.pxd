@@ -129,6 +129,8 @@ cdef struct MCTSState:
     # a helper's: the helpers' stop (shared.helper_signals).
     SearchSignals* signals
     TimeBudget time          # the clock's soft and hard limits for this move
+    bint visit_share_time    # scale the soft limit by the most visited root move's share (candidate)
+    double time_factor       # the soft limit's current scale (1: as the time manager planned)
     uint64_t playout_limit   # 0: none
     int depth_limit          # stop once the average selection depth reaches it (or the pool is full); 0: none
     int mate_limit           # stop once a mate in this many moves is proven; 0: none

@@ -31,7 +31,9 @@ from search.mcts_value cimport board_material, score_to_probability, cp_to_proba
 from eval.evaluate cimport evaluate
 
 from search.control cimport REPORT_ITERATION, REPORT_FINAL, report_progress
-from search.timeman cimport elapsed_ms, soft_budget_spent, may_stop_early, work_left_in_budget
+from search.timeman cimport (
+    elapsed_ms, soft_budget_spent, may_stop_early, work_left_in_budget, node_share_factor,
+)
 
 cdef extern from "clock.h" nogil:
     int load_flag "kestrel_load_flag"(int* flag)
@@ -828,21 +830,44 @@ cdef int iterate(MCTSState* s) noexcept nogil:
 
 # ---------------------------------------------------------------- the search loops
 
+cdef void root_visits(MCTSState* s, uint32_t* first, uint32_t* second, uint64_t* total) noexcept nogil:
+    """The visits of the most and second-most visited root moves, and of all of them."""
+    cdef const Node* root = &s.pool.nodes[s.root]
+    cdef uint32_t i, v
+    first[0] = 0
+    second[0] = 0
+    total[0] = 0
+    for i in range(root.child_count):
+        v = load_u32(&s.pool.nodes[root.first_child + i].visits)
+        total[0] += v
+        if v > first[0]:
+            second[0] = first[0]
+            first[0] = v
+        elif v > second[0]:
+            second[0] = v
+
+
+cdef double visit_share_factor(MCTSState* s) noexcept nogil:
+    """The soft limit's scale from the most visited root move's share of the root's visits, by
+    the time manager's node-share rule (as alpha-beta's node_time_management uses its nodes):
+    a move that took most playouts is settled, less time; a contested one, more."""
+    cdef uint32_t first, second
+    cdef uint64_t total
+    root_visits(s, &first, &second, &total)
+    if total < 1000:
+        return 1.0      # too few playouts for the share to mean anything
+    return node_share_factor(&s.time, <double>first / <double>total)
+
+
 cdef bint settled(MCTSState* s, int64_t elapsed) noexcept nogil:
     """Whether the most visited root move can no longer be overtaken before the soft limit."""
-    cdef const Node* root = &s.pool.nodes[s.root]
-    cdef uint32_t i, first = 0, second = 0, v
+    cdef uint32_t first, second
+    cdef uint64_t total
     cdef uint64_t playouts = load_u64(&s.shared.playouts)
     if elapsed <= 0 or playouts < 1000:
         return False
-    for i in range(root.child_count):
-        v = load_u32(&s.pool.nodes[root.first_child + i].visits)
-        if v > first:
-            second = first
-            first = v
-        elif v > second:
-            second = v
-    return first - second > work_left_in_budget(&s.time, <double>playouts, elapsed)
+    root_visits(s, &first, &second, &total)
+    return first - second > work_left_in_budget(&s.time, <double>playouts, elapsed, s.time_factor)
 
 
 cdef bint mate_found(MCTSState* s) noexcept nogil:
@@ -983,7 +1008,9 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
             # keep a core busy: report and wait for stop or ponderhit (which then answers at once).
             break
         elapsed = elapsed_ms(s.signals)
-        if soft_budget_spent(&s.time, s.signals):
+        if s.visit_share_time and (s.playouts & 255) == 0 and may_stop_early(&s.time, s.signals):
+            s.time_factor = visit_share_factor(s)
+        if soft_budget_spent(&s.time, s.signals, s.time_factor):
             s.stop_reason = STOP_TIME
             break
         if (s.playouts & 255) == 0 and may_stop_early(&s.time, s.signals) and settled(s, elapsed):

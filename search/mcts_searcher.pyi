@@ -23,6 +23,8 @@ DEFAULT_PRIOR_TEMPERATURE: float
 DEFAULT_LEAF_DEPTH: int
 DEFAULT_LEAF_DEPTH_ROOT: int
 DEFAULT_VALUE_MODEL: str
+DEFAULT_RECYCLE: bool
+DEFAULT_VISIT_SHARE_TIME: bool
 
 class MCTSSearcher(Searcher):
     """PUCT (or UCT) with an MCTS-Solver over a node pool sized from the Hash option."""
@@ -35,6 +37,7 @@ class MCTSSearcher(Searcher):
     playout_cap: int
     reuse_tree: bool
     recycle: bool
+    visit_share_time: bool
     leaf_mode: str
     leaf_depth: int
     leaf_depth_root: int
@@ -53,9 +56,12 @@ class MCTSSearcher(Searcher):
     @property
     def stop_reason(self) -> str | None: ...
     @property
+    def time_factor(self) -> float: ...
+    @property
     def recycles(self) -> int: ...
     @property
     def leaf_switches(self) -> dict[str, bool]: ...
+    def configure(self, **switches: bool) -> None: ...
     def priors(self, position: Position) -> dict[str, float]: ...
     def store_tt_move(self, position: Position, move: str) -> None: ...
 

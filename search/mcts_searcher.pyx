@@ -20,7 +20,9 @@ from libc.string cimport memset, memcpy
 from search.board.types cimport Move, MoveList, MATE
 from search.board.movegen cimport generate_legal
 from search.board.board cimport Board, move_to_uci, drop_old_history
-from search.tt cimport TranspositionTable, tt_resize, tt_free, tt_clear, tt_new_search, tt_store, BOUND_LOWER
+from search.tt cimport (
+    TranspositionTable, tt_resize, tt_free, tt_clear, tt_new_search, tt_store, BOUND_LOWER, TT_EXACT_BONUS,
+)
 from search.state cimport SearchState, adopted_config
 from search.mcts cimport (
     Node, NodePool, MCTSState, MCTSShared, NODE_NONE, PROVEN_UNKNOWN, PROVEN_WIN, PROVEN_LOSS, PROVEN_DRAW,
@@ -46,7 +48,7 @@ from typing import Callable, Dict, List, Optional, Tuple
 
 from search.info import InfoString, SearchResult
 from search.limits import MAX_MULTIPV, SearchLimits, checked_thread_count
-from search.searcher import uci_score
+from search.searcher import uci_score, with_switches
 
 LEAF_MODES = ("eval", "playout")
 SELECTIONS = ("puct", "uct")
@@ -72,6 +74,9 @@ DEFAULT_LEAF_DEPTH = 0
 DEFAULT_LEAF_DEPTH_ROOT = 4
 DEFAULT_VALUE_MODEL = "wdl"
 DEFAULT_RECYCLE = True          # a full pool recycles its least visited subtrees (docs/mcts.md)
+# A candidate, off until games show it: the soft limit scaled by the most visited root move's
+# share of the playouts (the time manager's node-share rule, as alpha-beta's node_time_management).
+DEFAULT_VISIT_SHARE_TIME = False
 
 _PROVEN_NAMES = {PROVEN_UNKNOWN: None, PROVEN_WIN: "win", PROVEN_LOSS: "loss", PROVEN_DRAW: "draw"}
 _PROVEN_CODES = {"win": PROVEN_WIN, "loss": PROVEN_LOSS, "draw": PROVEN_DRAW}
@@ -128,6 +133,7 @@ cdef class MCTSSearcher(Searcher):
     cdef public int playout_cap
     cdef public bint reuse_tree
     cdef public bint recycle            # a full pool drops its least visited subtrees (mcts.pxd)
+    cdef public bint visit_share_time   # the stop rule's candidate (DEFAULT_VISIT_SHARE_TIME)
     cdef int leaf_code
     cdef int leaf_depth_value
     cdef int leaf_depth_root_value
@@ -169,6 +175,7 @@ cdef class MCTSSearcher(Searcher):
         self.playout_cap = DEFAULT_PLAYOUT_CAP
         self.reuse_tree = True
         self.recycle = DEFAULT_RECYCLE
+        self.visit_share_time = DEFAULT_VISIT_SHARE_TIME
         self.leaf_code = LEAF_EVAL
         self.leaf_depth = DEFAULT_LEAF_DEPTH
         self.leaf_depth_root = DEFAULT_LEAF_DEPTH_ROOT
@@ -306,9 +313,28 @@ cdef class MCTSSearcher(Searcher):
         return STOP_REASONS[self.state.stop_reason]
 
     @property
+    def time_factor(self) -> float:
+        """The soft limit's scale when the last search stopped (1.0 unless visit_share_time
+        scaled it: below 1 when one root move took most playouts, above when it is contested)."""
+        return self.state.time_factor
+
+    @property
     def recycles(self) -> int:
         """How often the last search found the pool full and dropped its least visited subtrees."""
         return self.shared.recycles
+
+    def configure(self, **switches: bool) -> None:
+        """Switch techniques on or off by name: `visit_share_time` (the stop rule's candidate),
+        and `tt_keep_exact` and the leaves' alpha-beta switches (AlphaBetaSearcher.configure()'s
+        names; the leaves never use aspiration windows).  A switch not named is as by default;
+        an unknown name is a TypeError.  KESTREL_SEARCH_ON/OFF reach MCTS through this."""
+        visit_share_time = bool(switches.pop("visit_share_time", DEFAULT_VISIT_SHARE_TIME))
+        keep_exact = bool(switches.pop("tt_keep_exact", False))
+        leaf_config = with_switches(adopted_config(), switches)
+        leaf_config["aspiration"] = False
+        self.qs.config = leaf_config
+        self.visit_share_time = visit_share_time
+        self.tt.exact_bonus = TT_EXACT_BONUS if keep_exact else 0
 
     @property
     def leaf_switches(self) -> Dict[str, bool]:
@@ -469,6 +495,8 @@ cdef class MCTSSearcher(Searcher):
         self.full_reported = False
         tt_new_search(&self.tt)
         s.time = budget
+        s.visit_share_time = self.visit_share_time
+        s.time_factor = 1.0
         qs.time = budget        # a leaf's search stops at the hard limit too
         s.playout_limit, s.depth_limit, s.mate_limit = limits.fixed_limits()
         self._start_helpers()

@@ -7,6 +7,7 @@ from search.info import InfoCallback, Score, SearchResult
 from search.limits import SearchLimits
 
 def uci_score(value: int) -> Score: ...
+def with_switches(values: dict[str, bool], switches: dict[str, bool]) -> dict[str, bool]: ...
 
 class Searcher:
     """What both searchers share: options, stop/ponderhit, and the shape of a search."""

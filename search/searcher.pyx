@@ -31,6 +31,16 @@ def uci_score(int value):
     return ("cp", value)
 
 
+def with_switches(values: dict, switches: dict) -> dict:
+    """`values` (a SearchConfig read as a dict) with the named switches set; a name that is not
+    one of its fields is a TypeError (both searchers' configure())."""
+    unknown = sorted(set(switches) - set(values))
+    if unknown:
+        raise TypeError(f"configure() has no switch {', '.join(unknown)}")
+    values.update({name: bool(on) for name, on in switches.items()})
+    return values
+
+
 cdef class Searcher:
     """What both searchers share: options, stop/ponderhit, and the shape of a search."""
 

@@ -46,8 +46,10 @@ cdef bint iteration_budget_spent(const TimeBudget* budget, SearchSignals* signal
 # The soft budget's factor for the best move's share of the root's nodes (1 when negative).
 cdef double node_share_factor(const TimeBudget* budget, double best_move_share) noexcept nogil
 
-# MCTS, between playouts: is the soft budget spent?
-cdef bint soft_budget_spent(const TimeBudget* budget, SearchSignals* signals) noexcept nogil
+# MCTS, between playouts: is the soft budget, times `factor` (the searcher's confidence, 1: as
+# planned; ignored under `go movetime`), spent?
+cdef bint soft_budget_spent(const TimeBudget* budget, SearchSignals* signals, double factor) noexcept nogil
 
-# How much more work fits before the soft limit, at the rate `done` took `elapsed` (ms).
-cdef double work_left_in_budget(const TimeBudget* budget, double done, int64_t elapsed) noexcept nogil
+# How much more work fits before the soft limit (times `factor`), at the rate `done` took `elapsed` (ms).
+cdef double work_left_in_budget(const TimeBudget* budget, double done, int64_t elapsed,
+                                double factor) noexcept nogil

@@ -119,13 +119,19 @@ cdef bint iteration_budget_spent(const TimeBudget* budget, SearchSignals* signal
             or on_clock_ms(signals) >= budget.hard_ms)
 
 
-cdef bint soft_budget_spent(const TimeBudget* budget, SearchSignals* signals) noexcept nogil:
+cdef inline double scaled_soft_ms(const TimeBudget* budget, double factor) noexcept nogil:
+    # `go movetime` uses all of its time, however confident the searcher is.
+    return budget.soft_ms if budget.fixed_time else budget.soft_ms * factor
+
+
+cdef bint soft_budget_spent(const TimeBudget* budget, SearchSignals* signals, double factor) noexcept nogil:
     if not budget.timed or load_flag(&signals.pondering):
         return False
-    return elapsed_ms(signals) >= budget.soft_ms or on_clock_ms(signals) >= budget.hard_ms
+    return elapsed_ms(signals) >= scaled_soft_ms(budget, factor) or on_clock_ms(signals) >= budget.hard_ms
 
 
-cdef double work_left_in_budget(const TimeBudget* budget, double done, int64_t elapsed) noexcept nogil:
+cdef double work_left_in_budget(const TimeBudget* budget, double done, int64_t elapsed,
+                                double factor) noexcept nogil:
     if elapsed <= 0:
         return 1e300
-    return done * (budget.soft_ms - elapsed) / elapsed
+    return done * (scaled_soft_ms(budget, factor) - elapsed) / elapsed

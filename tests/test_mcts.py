@@ -15,7 +15,7 @@ from search.alphabeta_searcher import AlphaBetaSearcher
 from search.board import Position
 from search.info import Info, InfoString, SearchInfo
 from search.limits import SearchLimits
-from search.mcts_searcher import HandTree, MCTSSearcher, bench, ucb
+from search.mcts_searcher import DEFAULT_VISIT_SHARE_TIME, HandTree, MCTSSearcher, bench, ucb
 
 MATE_IN_1 = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"                                        # Ra8#
 MATE_IN_2 = "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1"             # Nf6+ gxf6 Bxf7#
@@ -73,6 +73,31 @@ def test_leaves_search_with_the_adopted_techniques() -> None:
     adopted = AlphaBetaSearcher(hash_mb=1).switches
     del adopted["tt_keep_exact"]        # the table's rule, not a leaf's
     assert MCTSSearcher(hash_mb=1).leaf_switches == adopted | {"aspiration": False}
+
+
+def test_configure_switches_the_stop_rule_and_the_leaves() -> None:
+    """configure() sets the named switches (the MCTS stop rule's candidate and the leaves'
+    alpha-beta techniques), returns every other to its default, and rejects unknown names."""
+    s = MCTSSearcher(hash_mb=1)
+    default_leaves = s.leaf_switches
+    assert s.visit_share_time is DEFAULT_VISIT_SHARE_TIME is False
+    s.configure(visit_share_time=True, null_move=False)
+    assert s.visit_share_time is True
+    assert s.leaf_switches == default_leaves | {"null_move": False}
+    s.configure(aspiration=True)        # the leaves search one full window whatever is asked
+    assert s.leaf_switches == default_leaves and s.visit_share_time is False
+    with pytest.raises(TypeError, match="no_such_switch"):
+        s.configure(no_such_switch=True)
+
+
+def test_search_on_variable_reaches_mcts(monkeypatch: pytest.MonkeyPatch) -> None:
+    """KESTREL_SEARCH_ON/OFF (ablation matches) configure the MCTS searcher too."""
+    from uci_engine import core
+
+    monkeypatch.setenv(core.SEARCH_ON_VARIABLE, "visit_share_time")
+    monkeypatch.setenv(core.SEARCH_OFF_VARIABLE, "null_move")
+    s = core.new_searcher("MCTS", 1)
+    assert s.visit_share_time is True and s.leaf_switches["null_move"] is False
 
 
 def test_stop_before_search_still_answers_legally() -> None:

@@ -22,12 +22,14 @@ from search.mcts_searcher import (
     DEFAULT_RECYCLE,
     DEFAULT_SELECTION,
     DEFAULT_VALUE_MODEL,
+    DEFAULT_VISIT_SHARE_TIME,
     HandTree,
     MCTSSearcher,
     puct,
     score_of_probability,
     win_probability,
 )
+from search.timeman import best_move_share_factor
 from uci_engine import wdl
 
 HANGING_QUEEN = "rnb1kbnr/pppp1ppp/8/4p1q1/3P4/2N5/PPP1PPPP/R1BQKBNR w KQkq - 0 3"   # Bxg5
@@ -302,6 +304,22 @@ def test_movetime_is_used_to_the_end() -> None:
     s = searcher(0)
     s.search(Position(HANGING_QUEEN), SearchLimits(movetime=300))
     assert s.stop_reason == "time"
+    s.configure(visit_share_time=True)      # however settled the search, movetime is all used
+    s.search(Position(HANGING_QUEEN), SearchLimits(movetime=300))
+    assert s.stop_reason == "time" and s.time_factor == 1.0
+
+
+def test_visit_share_time_scales_the_soft_limit_by_the_node_share_rule() -> None:
+    """With visit_share_time the soft limit follows the most visited root move's share of the
+    playouts, by the time manager's node-share rule: one winning capture that takes nearly all
+    of them shrinks it; off (the default), the limit is as planned."""
+    s = searcher(0)
+    s.search(Position(HANGING_QUEEN), SearchLimits(wtime=6000, btime=6000))
+    assert DEFAULT_VISIT_SHARE_TIME is False and s.time_factor == 1.0
+    s.configure(visit_share_time=True)
+    result = s.search(Position(HANGING_QUEEN), SearchLimits(wtime=6000, btime=6000))
+    assert result.best_move == "c1g5"
+    assert best_move_share_factor(1.0) <= s.time_factor < best_move_share_factor(0.9) < 1.0
 
 
 # ---------------------------------------------------------------- UCI options
