@@ -25,6 +25,7 @@ DEFAULT_LEAF_DEPTH_ROOT: int
 DEFAULT_VALUE_MODEL: str
 DEFAULT_RECYCLE: bool
 DEFAULT_VISIT_SHARE_TIME: bool
+OWN_SWITCHES: tuple[str, ...]
 
 class MCTSSearcher(Searcher):
     """PUCT (or UCT) with an MCTS-Solver over a node pool sized from the Hash option."""

@@ -77,6 +77,8 @@ DEFAULT_RECYCLE = True          # a full pool recycles its least visited subtree
 # A candidate, off until games show it: the soft limit scaled by the most visited root move's
 # share of the playouts (the time manager's node-share rule, as alpha-beta's node_time_management).
 DEFAULT_VISIT_SHARE_TIME = False
+# configure() names that only this searcher has (the others are the leaves', alpha-beta's names).
+OWN_SWITCHES = ("visit_share_time",)
 
 _PROVEN_NAMES = {PROVEN_UNKNOWN: None, PROVEN_WIN: "win", PROVEN_LOSS: "loss", PROVEN_DRAW: "draw"}
 _PROVEN_CODES = {"win": PROVEN_WIN, "loss": PROVEN_LOSS, "draw": PROVEN_DRAW}

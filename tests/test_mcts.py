@@ -91,13 +91,21 @@ def test_configure_switches_the_stop_rule_and_the_leaves() -> None:
 
 
 def test_search_on_variable_reaches_mcts(monkeypatch: pytest.MonkeyPatch) -> None:
-    """KESTREL_SEARCH_ON/OFF (ablation matches) configure the MCTS searcher too."""
+    """KESTREL_SEARCH_ON/OFF (ablation matches) configure the MCTS searcher too; a switch only
+    MCTS has is left out of alpha-beta's (so one engine can run both modes), and a name no
+    searcher has is still an error."""
     from uci_engine import core
 
     monkeypatch.setenv(core.SEARCH_ON_VARIABLE, "visit_share_time")
     monkeypatch.setenv(core.SEARCH_OFF_VARIABLE, "null_move")
     s = core.new_searcher("MCTS", 1)
     assert s.visit_share_time is True and s.leaf_switches["null_move"] is False
+    alphabeta = core.new_searcher("AlphaBeta", 1)
+    assert alphabeta.switches == AlphaBetaSearcher(hash_mb=1).switches | {"null_move": False}
+    monkeypatch.setenv(core.SEARCH_ON_VARIABLE, "visit_share_time,no_such_switch")
+    for mode in ("MCTS", "AlphaBeta"):
+        with pytest.raises(ValueError, match="no_such_switch"):
+            core.new_searcher(mode, 1)
 
 
 def test_stop_before_search_still_answers_legally() -> None:

@@ -62,12 +62,29 @@ def _names(variable: str) -> list[str]:
     return [name.strip() for name in os.environ.get(variable, "").split(",") if name.strip()]
 
 
+def _own_switches_of_other_modes(mode: str) -> set[str]:
+    """The configure() names of the other modes' searchers that `mode`'s does not have (their
+    modules' OWN_SWITCHES; a module that is not built has none)."""
+    names: set[str] = set()
+    for other, (module_name, _) in SEARCHERS.items():
+        if other != mode:
+            try:
+                names.update(getattr(module(module_name), "OWN_SWITCHES", ()))
+            except ImportError:
+                continue
+    return names
+
+
 def new_searcher(mode: str, hash_mb: int) -> Searcher:
     """A searcher for `mode`, with the techniques named in KESTREL_SEARCH_OFF switched off and
     those in KESTREL_SEARCH_ON switched on."""
     searcher = searcher_class(mode)(hash_mb=hash_mb)
     switches = {name: False for name in _names(SEARCH_OFF_VARIABLE)}
     switches |= {name: True for name in _names(SEARCH_ON_VARIABLE)}
+    # A switch that only another mode's searcher has (MCTS's stop rule, say) is left to that
+    # one, so that one variable sets up both modes of an engine; a name no searcher has is an error.
+    foreign = _own_switches_of_other_modes(mode)
+    switches = {name: on for name, on in switches.items() if name not in foreign}
     configure = getattr(searcher, "configure", None)
     if switches and configure is not None:
         try:
