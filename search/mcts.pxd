@@ -123,6 +123,7 @@ cdef struct MCTSState:
     int value_model        # VALUE_MODEL_* (mcts_value.pxd)
     int playout_cap        # plies of a random playout before the evaluation decides
     bint recycle           # a full pool drops its least visited subtrees and the tree grows on
+    bint deep_leaf_weight  # a leaf searched d plies deep counts as 1 + d visits (candidate)
     uint64_t rng             # each thread has its own stream
 
     # The main thread's: stop, ponderhit, infinite and the clock, from the UCI thread;
@@ -165,7 +166,8 @@ cdef double ucb_score(double log_parent_visits, uint32_t visits, double value_su
 cdef uint32_t select_child(const NodePool* p, uint32_t node, double c, double minimax_weight) noexcept nogil
 cdef uint32_t select_child_puct(const NodePool* p, uint32_t node, double c_puct, double fpu_reduction,
                                 double minimax_weight) noexcept nogil
-cdef void backpropagate(NodePool* p, uint32_t node, double value, uint32_t virtual_loss) noexcept nogil
+cdef void backpropagate(NodePool* p, uint32_t node, double value, uint32_t virtual_loss,
+                        uint32_t weight) noexcept nogil
 cdef void backup_minimax(NodePool* p, uint32_t node, double value) noexcept nogil
 cdef bint update_proof(NodePool* p, uint32_t node) noexcept nogil
 cdef void propagate_proof(NodePool* p, uint32_t node, uint32_t root) noexcept nogil

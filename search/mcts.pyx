@@ -363,17 +363,20 @@ cdef uint32_t select_child_puct(const NodePool* p, uint32_t node, double c_puct,
 
 # ---------------------------------------------------------------- backpropagation and the solver
 
-cdef void backpropagate(NodePool* p, uint32_t node, double value, uint32_t virtual_loss) noexcept nogil:
-    """Add a result (for the player who moved into `node`) to every node up to the root,
-    replacing the `virtual_loss` visits the walk down added to each by this one real visit.
+cdef void backpropagate(NodePool* p, uint32_t node, double value, uint32_t virtual_loss,
+                        uint32_t weight) noexcept nogil:
+    """Add a result (for the player who moved into `node`), counted as `weight` visits (1 but
+    for the deep_leaf_weight candidate), to every node up to the root, replacing the
+    `virtual_loss` visits the walk down added to each.
 
     Atomic adds, so that no other thread's update is lost; the unsigned count wraps, so
-    1 - virtual_loss is a subtraction when the virtual loss is larger than one.
+    weight - virtual_loss is a subtraction when the virtual loss is larger.
     """
-    cdef uint32_t change = <uint32_t>(1 - virtual_loss)
+    cdef uint32_t change = <uint32_t>(weight - virtual_loss)
+    cdef double weighted = <double>weight
     while node != NODE_NONE:
         add_u32(&p.nodes[node].visits, change)
-        add_f64(&p.nodes[node].value_sum, value)
+        add_f64(&p.nodes[node].value_sum, value * weighted)
         value = 1.0 - value     # the parent's mover is the other player
         node = p.nodes[node].parent
 
@@ -737,6 +740,7 @@ cdef int iterate(MCTSState* s) noexcept nogil:
     cdef int ply = 0, _undone, stage, proven, spins = 0
     cdef uint64_t nodes_before = s.qs.nodes
     cdef double value
+    cdef uint32_t weight = 1
     cdef bint proven_now = False, backed_up = True, first_visit = False
     cdef Node* n
 
@@ -800,6 +804,10 @@ cdef int iterate(MCTSState* s) noexcept nogil:
         value = 1.0 - playout_value(s, ply)
     else:
         value = 1.0 - searched_value(s, ply)
+        if s.deep_leaf_weight:
+            # A search d plies deep is worth more than one quiescence leaf: it counts as
+            # 1 + d visits, so the shallow samples below dilute it less.
+            weight = <uint32_t>(1 + leaf_search_depth(s, ply))
 
     for _undone in range(ply):
         undo_move(b)
@@ -811,7 +819,7 @@ cdef int iterate(MCTSState* s) noexcept nogil:
             # no visits was new.
             cas_u8(&n.stage, STAGE_LEAF, STAGE_NEW)
         return 1 if not backed_up else -1
-    backpropagate(p, node, value, vl)
+    backpropagate(p, node, value, vl, weight)
     if s.minimax_weight > 0.0:
         backup_minimax(p, node, value)
     if proven_now:

@@ -25,6 +25,7 @@ DEFAULT_LEAF_DEPTH_ROOT: int
 DEFAULT_VALUE_MODEL: str
 DEFAULT_RECYCLE: bool
 DEFAULT_VISIT_SHARE_TIME: bool
+DEFAULT_DEEP_LEAF_WEIGHT: bool
 OWN_SWITCHES: tuple[str, ...]
 
 class MCTSSearcher(Searcher):
@@ -39,6 +40,7 @@ class MCTSSearcher(Searcher):
     reuse_tree: bool
     recycle: bool
     visit_share_time: bool
+    deep_leaf_weight: bool
     leaf_mode: str
     leaf_depth: int
     leaf_depth_root: int

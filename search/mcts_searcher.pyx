@@ -78,7 +78,9 @@ DEFAULT_RECYCLE = True          # a full pool recycles its least visited subtree
 # share of the playouts (the time manager's node-share rule, as alpha-beta's node_time_management).
 DEFAULT_VISIT_SHARE_TIME = False
 # configure() names that only this searcher has (the others are the leaves', alpha-beta's names).
-OWN_SWITCHES = ("visit_share_time",)
+OWN_SWITCHES = ("visit_share_time", "deep_leaf_weight")
+# A candidate, off until games show it: a leaf searched d plies deep counts as 1 + d visits.
+DEFAULT_DEEP_LEAF_WEIGHT = False
 
 _PROVEN_NAMES = {PROVEN_UNKNOWN: None, PROVEN_WIN: "win", PROVEN_LOSS: "loss", PROVEN_DRAW: "draw"}
 _PROVEN_CODES = {"win": PROVEN_WIN, "loss": PROVEN_LOSS, "draw": PROVEN_DRAW}
@@ -136,6 +138,7 @@ cdef class MCTSSearcher(Searcher):
     cdef public bint reuse_tree
     cdef public bint recycle            # a full pool drops its least visited subtrees (mcts.pxd)
     cdef public bint visit_share_time   # the stop rule's candidate (DEFAULT_VISIT_SHARE_TIME)
+    cdef public bint deep_leaf_weight   # the backup's candidate (DEFAULT_DEEP_LEAF_WEIGHT)
     cdef int leaf_code
     cdef int leaf_depth_value
     cdef int leaf_depth_root_value
@@ -178,6 +181,7 @@ cdef class MCTSSearcher(Searcher):
         self.reuse_tree = True
         self.recycle = DEFAULT_RECYCLE
         self.visit_share_time = DEFAULT_VISIT_SHARE_TIME
+        self.deep_leaf_weight = DEFAULT_DEEP_LEAF_WEIGHT
         self.leaf_code = LEAF_EVAL
         self.leaf_depth = DEFAULT_LEAF_DEPTH
         self.leaf_depth_root = DEFAULT_LEAF_DEPTH_ROOT
@@ -327,15 +331,17 @@ cdef class MCTSSearcher(Searcher):
 
     def configure(self, **switches: bool) -> None:
         """Switch techniques on or off by name: `visit_share_time` (the stop rule's candidate),
-        and `tt_keep_exact` and the leaves' alpha-beta switches (AlphaBetaSearcher.configure()'s
+        `deep_leaf_weight` (the backup's candidate), and `tt_keep_exact` and the leaves' alpha-beta switches (AlphaBetaSearcher.configure()'s
         names; the leaves never use aspiration windows).  A switch not named is as by default;
         an unknown name is a TypeError.  KESTREL_SEARCH_ON/OFF reach MCTS through this."""
         visit_share_time = bool(switches.pop("visit_share_time", DEFAULT_VISIT_SHARE_TIME))
+        deep_leaf_weight = bool(switches.pop("deep_leaf_weight", DEFAULT_DEEP_LEAF_WEIGHT))
         keep_exact = bool(switches.pop("tt_keep_exact", False))
         leaf_config = with_switches(adopted_config(), switches)
         leaf_config["aspiration"] = False
         self.qs.config = leaf_config
         self.visit_share_time = visit_share_time
+        self.deep_leaf_weight = deep_leaf_weight
         self.tt.exact_bonus = TT_EXACT_BONUS if keep_exact else 0
 
     @property
@@ -498,6 +504,7 @@ cdef class MCTSSearcher(Searcher):
         tt_new_search(&self.tt)
         s.time = budget
         s.visit_share_time = self.visit_share_time
+        s.deep_leaf_weight = self.deep_leaf_weight
         s.time_factor = 1.0
         qs.time = budget        # a leaf's search stops at the hard limit too
         s.playout_limit, s.depth_limit, s.mate_limit = limits.fixed_limits()
@@ -642,10 +649,13 @@ cdef class MCTSSearcher(Searcher):
 
         Not `strict`: after a `stop` with several threads, a node whose first visit was cut off
         while another thread expanded it may lack its own visit (but never have one more).
+        With `deep_leaf_weight` a leaf's own visit counts as 1 + its search depth, which a kept
+        tree no longer knows: such a node only has to have at least one visit of its own.
         """
         cdef uint32_t i, j, child, depth, used = pool_used(&self.pool)
         cdef const Node* n
         cdef uint64_t below
+        cdef bint own_visits_vary = self.tree_was_full or self.deep_leaf_weight
         problems = []
         for i in range(used):
             n = &self.pool.nodes[i]
@@ -665,7 +675,7 @@ cdef class MCTSSearcher(Searcher):
                 elif n.proven != PROVEN_UNKNOWN:
                     if n.visits < below + (1 if strict else 0):
                         problems.append(f"proven node {i}: {n.visits} visits, {below} below it")
-                elif self.tree_was_full:
+                elif own_visits_vary:
                     if n.visits < below + (1 if strict else 0):
                         problems.append(f"node {i}: {n.visits} visits, {below} below it")
                 elif n.visits != below + 1 and (strict or n.visits != below):
@@ -674,7 +684,7 @@ cdef class MCTSSearcher(Searcher):
                 if n.visits != 0 and i != self.state.root:
                     problems.append(f"new node {i}: {n.visits} visits")
             elif n.stage == STAGE_LEAF:
-                if n.proven == PROVEN_UNKNOWN and n.visits > 1 and not self.tree_was_full:
+                if n.proven == PROVEN_UNKNOWN and n.visits > 1 and not own_visits_vary:
                     depth = 0
                     child = i
                     while self.pool.nodes[child].parent != NODE_NONE:
@@ -860,7 +870,7 @@ cdef class HandTree:
 
     def backpropagate(self, node: int, value: float) -> None:
         """Back up `value` (for the player who moved into `node`) to the root, minimax values too."""
-        backpropagate(&self.pool, self._check(node), value, 0)
+        backpropagate(&self.pool, self._check(node), value, 0, 1)
         backup_minimax(&self.pool, node, value)
 
     def minimax(self, node: int) -> float:

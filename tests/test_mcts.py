@@ -81,11 +81,12 @@ def test_configure_switches_the_stop_rule_and_the_leaves() -> None:
     s = MCTSSearcher(hash_mb=1)
     default_leaves = s.leaf_switches
     assert s.visit_share_time is DEFAULT_VISIT_SHARE_TIME is False
-    s.configure(visit_share_time=True, null_move=False)
-    assert s.visit_share_time is True
+    s.configure(visit_share_time=True, deep_leaf_weight=True, null_move=False)
+    assert s.visit_share_time is True and s.deep_leaf_weight is True
     assert s.leaf_switches == default_leaves | {"null_move": False}
     s.configure(aspiration=True)        # the leaves search one full window whatever is asked
-    assert s.leaf_switches == default_leaves and s.visit_share_time is False
+    assert s.leaf_switches == default_leaves
+    assert s.visit_share_time is False and s.deep_leaf_weight is False
     with pytest.raises(TypeError, match="no_such_switch"):
         s.configure(no_such_switch=True)
 

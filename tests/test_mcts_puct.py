@@ -15,6 +15,7 @@ from search.board import Position
 from search.limits import SearchLimits
 from search.mcts_searcher import (
     DEFAULT_C_PUCT,
+    DEFAULT_DEEP_LEAF_WEIGHT,
     DEFAULT_FPU_REDUCTION,
     DEFAULT_LEAF_DEPTH,
     DEFAULT_LEAF_DEPTH_ROOT,
@@ -307,6 +308,29 @@ def test_movetime_is_used_to_the_end() -> None:
     s.configure(visit_share_time=True)      # however settled the search, movetime is all used
     s.search(Position(HANGING_QUEEN), SearchLimits(movetime=300))
     assert s.stop_reason == "time" and s.time_factor == 1.0
+
+
+def test_deep_leaf_weight_counts_a_searched_leaf_as_more_visits() -> None:
+    """With deep_leaf_weight a leaf searched d plies deep backs up its value as 1 + d visits.
+    The first playout of a fresh tree values one root move with a leaf_depth_root search (3
+    plies: 4 visits); a quiescence leaf (depth 0) is one visit, as without the candidate."""
+    for leaf_depth_root, first_visits in ((3, 4), (0, 1)):
+        s = searcher(0, leaf_depth_root=leaf_depth_root, reuse_tree=False)
+        assert DEFAULT_DEEP_LEAF_WEIGHT is False and s.deep_leaf_weight is False
+        s.search(Position(HANGING_QUEEN), SearchLimits(nodes=1))
+        assert s.playouts == s.root_visits == 1
+        s.configure(deep_leaf_weight=True)
+        s.search(Position(HANGING_QUEEN), SearchLimits(nodes=1))
+        assert s.playouts == 1 and s.root_visits == first_visits
+    # A longer search: more visits than playouts, values still probabilities, a sound tree.
+    s = searcher(0, leaf_depth_root=3, reuse_tree=False)
+    s.configure(deep_leaf_weight=True)
+    result = s.search(Position(HANGING_QUEEN), SearchLimits(nodes=2000))
+    children = s.root_children()
+    assert result.best_move == "c1g5"
+    assert s.playouts < s.root_visits == sum(child["visits"] for child in children) <= 4 * s.playouts
+    assert all(0.0 <= child["value"] <= 1.0 for child in children)
+    assert s.tree_problems() == []
 
 
 def test_visit_share_time_scales_the_soft_limit_by_the_node_share_rule() -> None:
