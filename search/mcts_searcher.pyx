@@ -331,9 +331,10 @@ cdef class MCTSSearcher(Searcher):
 
     def configure(self, **switches: bool) -> None:
         """Switch techniques on or off by name: `visit_share_time` (the stop rule's candidate),
-        `deep_leaf_weight` (the backup's candidate), and `tt_keep_exact` and the leaves' alpha-beta switches (AlphaBetaSearcher.configure()'s
-        names; the leaves never use aspiration windows).  A switch not named is as by default;
-        an unknown name is a TypeError.  KESTREL_SEARCH_ON/OFF reach MCTS through this."""
+        `deep_leaf_weight` (the backup's candidate), and `tt_keep_exact` and the leaves'
+        alpha-beta switches (AlphaBetaSearcher.configure()'s names; the leaves never use
+        aspiration windows).  A switch not named is as by default; an unknown name is a
+        TypeError.  KESTREL_SEARCH_ON/OFF reach MCTS through this."""
         visit_share_time = bool(switches.pop("visit_share_time", DEFAULT_VISIT_SHARE_TIME))
         deep_leaf_weight = bool(switches.pop("deep_leaf_weight", DEFAULT_DEEP_LEAF_WEIGHT))
         keep_exact = bool(switches.pop("tt_keep_exact", False))
