@@ -53,16 +53,20 @@ def searcher(leaf_depth: int = DEFAULT_LEAF_DEPTH, **settings: object) -> MCTSSe
 # ---------------------------------------------------------------- priors
 
 def test_priors_sum_to_one_and_put_the_winning_capture_first() -> None:
-    priors = searcher().priors(Position(HANGING_QUEEN))
+    # At temperature 1 the priors are the logits' own softmax; the default flattens them.
+    priors = searcher(prior_temperature=1.0).priors(Position(HANGING_QUEEN))
     assert set(priors) == {m.uci() for m in chess.Board(HANGING_QUEEN).legal_moves}
     assert sum(priors.values()) == pytest.approx(1.0)
     ranked = sorted(priors, key=priors.__getitem__, reverse=True)
     assert ranked[0] == "c1g5"
     assert priors["c1g5"] > 10 * max(priors[m] for m in ("g1f3", "a2a3", "e2e4"))
+    flatter = searcher().priors(Position(HANGING_QUEEN))
+    assert DEFAULT_PRIOR_TEMPERATURE > 1.0
+    assert max(flatter, key=flatter.__getitem__) == "c1g5" and flatter["c1g5"] < priors["c1g5"]
 
 
 def test_the_table_move_ranks_above_the_other_quiet_moves() -> None:
-    s = searcher()
+    s = searcher(prior_temperature=1.0)     # the logits' own scale
     start = Position()
     before = s.priors(start)
     assert max(before.values()) < 0.2          # nothing is known: the priors are flat
@@ -178,10 +182,11 @@ def test_a_searched_leaf_proves_a_mate_in_fewer_playouts() -> None:
     Both prove a forced mate here; the searched leaves need far fewer playouts for it.  The solver
     stops at the first mate it proves, so the distance may be 3 (Re4+) beside the quiet mate in 2.
     With c 1.0: the wider default (2.0) builds the mate in the tree sooner (132 playouts against 79);
-    and with the same depth everywhere (no deeper leaves near the root)."""
+    and with the same depth everywhere (no deeper leaves near the root) and temperature 1, as before
+    session 11."""
     proofs = {}
     for depth in (0, 2):
-        s = searcher(depth, c_puct=1.0, leaf_depth_root=0)
+        s = searcher(depth, c_puct=1.0, leaf_depth_root=0, prior_temperature=1.0)
         result = s.search(Position(QUIET_MATE_IN_2), SearchLimits(nodes=3000))
         assert result.score[0] == "mate" and 2 <= result.score[1] <= 3 and s.stop_reason == "proven"
         # Every reply to the first move still loses to a forced mate, one move sooner (alpha-beta checks).
