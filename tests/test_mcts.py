@@ -80,13 +80,13 @@ def test_configure_switches_the_stop_rule_and_the_leaves() -> None:
     alpha-beta techniques), returns every other to its default, and rejects unknown names."""
     s = MCTSSearcher(hash_mb=1)
     default_leaves = s.leaf_switches
-    assert s.visit_share_time is DEFAULT_VISIT_SHARE_TIME is False
-    s.configure(visit_share_time=True, deep_leaf_weight=True, null_move=False)
-    assert s.visit_share_time is True and s.deep_leaf_weight is True
+    assert s.visit_share_time is DEFAULT_VISIT_SHARE_TIME is True
+    s.configure(visit_share_time=False, deep_leaf_weight=True, null_move=False)
+    assert s.visit_share_time is False and s.deep_leaf_weight is True
     assert s.leaf_switches == default_leaves | {"null_move": False}
     s.configure(aspiration=True)        # the leaves search one full window whatever is asked
     assert s.leaf_switches == default_leaves
-    assert s.visit_share_time is False and s.deep_leaf_weight is False
+    assert s.visit_share_time is True and s.deep_leaf_weight is False
     with pytest.raises(TypeError, match="no_such_switch"):
         s.configure(no_such_switch=True)
 
@@ -97,13 +97,13 @@ def test_search_on_variable_reaches_mcts(monkeypatch: pytest.MonkeyPatch) -> Non
     searcher has is still an error."""
     from uci_engine import core
 
-    monkeypatch.setenv(core.SEARCH_ON_VARIABLE, "visit_share_time")
-    monkeypatch.setenv(core.SEARCH_OFF_VARIABLE, "null_move")
+    monkeypatch.setenv(core.SEARCH_ON_VARIABLE, "deep_leaf_weight")
+    monkeypatch.setenv(core.SEARCH_OFF_VARIABLE, "null_move,visit_share_time")
     s = core.new_searcher("MCTS", 1)
-    assert s.visit_share_time is True and s.leaf_switches["null_move"] is False
+    assert s.deep_leaf_weight is True and s.visit_share_time is False and s.leaf_switches["null_move"] is False
     alphabeta = core.new_searcher("AlphaBeta", 1)
     assert alphabeta.switches == AlphaBetaSearcher(hash_mb=1).switches | {"null_move": False}
-    monkeypatch.setenv(core.SEARCH_ON_VARIABLE, "visit_share_time,no_such_switch")
+    monkeypatch.setenv(core.SEARCH_ON_VARIABLE, "deep_leaf_weight,no_such_switch")
     for mode in ("MCTS", "AlphaBeta"):
         with pytest.raises(ValueError, match="no_such_switch"):
             core.new_searcher(mode, 1)

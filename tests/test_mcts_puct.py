@@ -308,9 +308,11 @@ def test_one_winning_capture_stops_before_its_time() -> None:
 
 def test_movetime_is_used_to_the_end() -> None:
     s = searcher(0)
+    s.configure(visit_share_time=False)
     s.search(Position(HANGING_QUEEN), SearchLimits(movetime=300))
     assert s.stop_reason == "time"
-    s.configure(visit_share_time=True)      # however settled the search, movetime is all used
+    s.configure()           # visit_share_time on (the default): however settled, movetime is all used
+    assert s.visit_share_time
     s.search(Position(HANGING_QUEEN), SearchLimits(movetime=300))
     assert s.stop_reason == "time" and s.time_factor == 1.0
 
@@ -339,13 +341,15 @@ def test_deep_leaf_weight_counts_a_searched_leaf_as_more_visits() -> None:
 
 
 def test_visit_share_time_scales_the_soft_limit_by_the_node_share_rule() -> None:
-    """With visit_share_time the soft limit follows the most visited root move's share of the
-    playouts, by the time manager's node-share rule: one winning capture that takes nearly all
-    of them shrinks it; off (the default), the limit is as planned."""
+    """With visit_share_time (the default) the soft limit follows the most visited root move's
+    share of the playouts, by the time manager's node-share rule: one winning capture that takes
+    nearly all of them shrinks it; off, the limit is as planned."""
     s = searcher(0)
+    s.configure(visit_share_time=False)
     s.search(Position(HANGING_QUEEN), SearchLimits(wtime=6000, btime=6000))
-    assert DEFAULT_VISIT_SHARE_TIME is False and s.time_factor == 1.0
-    s.configure(visit_share_time=True)
+    assert s.time_factor == 1.0
+    s.configure()
+    assert DEFAULT_VISIT_SHARE_TIME is True and s.visit_share_time
     result = s.search(Position(HANGING_QUEEN), SearchLimits(wtime=6000, btime=6000))
     assert result.best_move == "c1g5"
     assert best_move_share_factor(1.0) <= s.time_factor < best_move_share_factor(0.9) < 1.0
