@@ -990,7 +990,7 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
     cdef int64_t elapsed
     cdef uint64_t playouts
     cdef int result
-    cdef bint recycle_failed = False
+    cdef bint recycle_failed = False, clock_check
     start_thread_counts(s)
     while True:
         if load_flag(&s.signals.stop_requested):
@@ -1016,12 +1016,13 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
             # keep a core busy: report and wait for stop or ponderhit (which then answers at once).
             break
         elapsed = elapsed_ms(s.signals)
-        if s.visit_share_time and (s.playouts & 255) == 0 and may_stop_early(&s.time, s.signals):
+        clock_check = (s.playouts & 255) == 0 and may_stop_early(&s.time, s.signals)
+        if clock_check and s.visit_share_time:
             s.time_factor = visit_share_factor(s)
         if soft_budget_spent(&s.time, s.signals, s.time_factor):
             s.stop_reason = STOP_TIME
             break
-        if (s.playouts & 255) == 0 and may_stop_early(&s.time, s.signals) and settled(s, elapsed):
+        if clock_check and settled(s, elapsed):
             s.stop_reason = STOP_SETTLED
             break
         s.stop_reason = STOP_NONE

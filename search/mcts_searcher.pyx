@@ -183,18 +183,16 @@ cdef class MCTSSearcher(Searcher):
         self.playout_cap = DEFAULT_PLAYOUT_CAP
         self.reuse_tree = True
         self.recycle = DEFAULT_RECYCLE
-        self.visit_share_time = DEFAULT_VISIT_SHARE_TIME
-        self.deep_leaf_weight = DEFAULT_DEEP_LEAF_WEIGHT
         self.leaf_code = LEAF_EVAL
         self.leaf_depth = DEFAULT_LEAF_DEPTH
         self.leaf_depth_root = DEFAULT_LEAF_DEPTH_ROOT
         self.selection = DEFAULT_SELECTION
         self.value_model = DEFAULT_VALUE_MODEL
         self.seed_value = 0
-        # The leaves' alpha-beta and quiescence searches run with the adopted techniques, as the
-        # alpha-beta searcher's defaults have them (its parameters come from _load_params).
-        self.qs.config = adopted_config()
-        self.qs.config.aspiration = False      # a leaf searches one full window, no iterations
+        # The default switches: the leaves' alpha-beta and quiescence searches run with the adopted
+        # techniques, as the alpha-beta searcher's defaults have them (its parameters come from
+        # _load_params), and one full window, no iterations.
+        self.configure()
         self.qs.completed_depth = 1     # lets its stop check see only the stop flag and the hard limit
         Searcher.__init__(self, hash_mb)
         self.threads = threads
@@ -343,7 +341,7 @@ cdef class MCTSSearcher(Searcher):
         deep_leaf_weight = bool(switches.pop("deep_leaf_weight", DEFAULT_DEEP_LEAF_WEIGHT))
         keep_exact = bool(switches.pop("tt_keep_exact", False))
         leaf_config = with_switches(adopted_config(), switches)
-        leaf_config["aspiration"] = False
+        leaf_config["aspiration"] = False       # a leaf searches one full window, no iterations
         self.qs.config = leaf_config
         self.visit_share_time = visit_share_time
         self.deep_leaf_weight = deep_leaf_weight
