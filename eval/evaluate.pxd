@@ -3,6 +3,7 @@
 # evaluate() scores a position from scratch (no incremental state) in centipawns from the
 # side to move's view; evaluate_terms() fills the same sum term by term, for the breakdown.
 
+from search.board.types cimport Move
 from search.board.board cimport Board
 
 cdef enum:
@@ -33,3 +34,7 @@ cdef struct EvalTerms:
 
 cdef void evaluate_terms(const Board* b, EvalTerms* terms) noexcept nogil
 cdef int evaluate(const Board* b) noexcept nogil
+
+# What move `m` changes in the moving piece's piece-square value (tapered by the game phase,
+# centipawns, for the side to move): a positional hint for MCTS's move priors, no search.
+cdef int psqt_move_gain(const Board* b, Move m) noexcept nogil

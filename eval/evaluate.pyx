@@ -9,7 +9,8 @@ fills, mobility by attack lookups and popcount), so no state is kept between cal
 """
 
 from search.board.types cimport (
-    Bitboard, WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
+    Bitboard, Move, WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, MOVE_CASTLING,
+    move_from, move_to, move_kind, piece_type_of,
 )
 from search.board.bitboard cimport (
     popcount, lsb, pop_lsb, square_bb, rook_attacks, bishop_attacks, queen_attacks, pawn_attacks_bb,
@@ -424,10 +425,7 @@ cdef void evaluate_terms(const Board* b, EvalTerms* t) noexcept nogil:
     else:
         add_term(t, TERM_TEMPO, -1, W.tempo_mg, W.tempo_eg)
 
-    phase = (popcount(b.by_type[KNIGHT] | b.by_type[BISHOP]) + 2 * popcount(b.by_type[ROOK])
-             + 4 * popcount(b.by_type[QUEEN]))
-    if phase > PHASE_MAX:       # promotions
-        phase = PHASE_MAX
+    phase = game_phase(b)
     for i in range(TERM_COUNT):
         mg += t.mg[i]
         eg += t.eg[i]
@@ -447,6 +445,27 @@ cdef int evaluate(const Board* b) noexcept nogil:
     cdef EvalTerms t
     evaluate_terms(b, &t)
     return t.total
+
+
+cdef inline int game_phase(const Board* b) noexcept nogil:
+    cdef int phase = (popcount(b.by_type[KNIGHT] | b.by_type[BISHOP]) + 2 * popcount(b.by_type[ROOK])
+                      + 4 * popcount(b.by_type[QUEEN]))
+    return phase if phase < PHASE_MAX else PHASE_MAX     # promotions
+
+
+cdef int psqt_move_gain(const Board* b, Move m) noexcept nogil:
+    cdef int us = b.side_to_move
+    cdef int flip = 56 * us     # Black reads White's tables upside down
+    cdef int from_sq = move_from(m), to_sq = move_to(m)
+    cdef int pt = piece_type_of(b.squares[from_sq])
+    cdef int phase = game_phase(b)
+    cdef int mg, eg
+    if move_kind(m) == MOVE_CASTLING:
+        # Castling moves the king to the g or c file (its move is encoded as king takes rook).
+        to_sq = (from_sq & 56) + (6 if to_sq > from_sq else 2)
+    mg = W.psqt_mg[pt][to_sq ^ flip] - W.psqt_mg[pt][from_sq ^ flip]
+    eg = W.psqt_eg[pt][to_sq ^ flip] - W.psqt_eg[pt][from_sq ^ flip]
+    return (mg * phase + eg * (PHASE_MAX - phase)) // PHASE_MAX
 
 
 # ---------------------------------------------------------------- loading weights

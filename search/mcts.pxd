@@ -117,6 +117,7 @@ cdef struct MCTSState:
     double c_puct          # PUCT's constant (values are in [0, 1])
     double fpu_reduction   # an unvisited child's value: the parent's mean minus this
     double prior_temperature
+    const double* prior_weights  # HAND_ or FITTED_PRIOR_WEIGHTS (mcts_priors.pxd)
     int leaf_mode
     int leaf_depth         # LEAF_EVAL: alpha-beta plies before the quiescence search (0: quiescence only)
     int leaf_depth_root    # LEAF_EVAL: plies for a leaf next to the root, one less per ply below (0: off)

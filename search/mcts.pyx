@@ -628,7 +628,7 @@ cdef int sort_by_prior(MCTSState* s, MoveList* moves, double* priors) noexcept n
     cdef int i, j, count = moves.count
     cdef Move m
     cdef double prior
-    move_priors(s.qs, moves.moves, count, s.prior_temperature, priors)
+    move_priors(s.qs, moves.moves, count, s.prior_temperature, s.prior_weights, priors)
     for i in range(1, count):
         m = moves.moves[i]
         prior = priors[i]

@@ -1,17 +1,49 @@
 # The prior of each move at a new MCTS node: what Kestrel's move ordering knows, as probabilities.
 #
-# Each move gets a logit from the knowledge alpha-beta orders moves by: the transposition
-# table's move (the best move of the searched leaf that valued this node), the static exchange
-# of captures, promotions, checks and the history of quiet moves.  A softmax with a temperature
-# turns the logits into probabilities; a high temperature flattens them towards uniform.
+# Each move is described by a few features (move_features): the transposition table's move
+# (the best move of the searched leaf that valued this node), the static exchange of captures
+# and of quiet moves, promotions, checks, the history of quiet moves, a threatened piece that
+# escapes, the piece-square gain, pawn threats and castling.  Its logit is the features
+# weighted by one table of PRIOR_FEATURE_COUNT weights, and a softmax with a temperature turns
+# the logits into probabilities (a high temperature flattens them towards uniform).
+#
+# Two tables exist: HAND_PRIOR_WEIGHTS, set by hand in session 6, and FITTED_PRIOR_WEIGHTS,
+# fitted by `python -m search.policy_fit` to predict the move of Kestrel's alpha-beta search
+# (docs/mcts.md, "Priors").  The MCTS searcher picks one (its `fitted_priors` switch).
 
-from search.board.types cimport Move
+from search.board.types cimport Bitboard, Move
 from search.state cimport SearchState
 
-# The logit of move `m` at s.board (`tt_move`: the table's move there, or MOVE_NONE); the
-# weights are the PRIOR_* constants of mcts_priors.pyx.
-cdef double move_logit(SearchState* s, Move m, Move tt_move) noexcept nogil
+cdef enum:
+    # A move's features, from the side to move's view; exchange values are in pawns.
+    FEATURE_TT_MOVE = 0         # 1: the table's move here
+    FEATURE_CAPTURE = 1         # 1: a capture (or en passant) whose exchange does not lose material
+    FEATURE_CAPTURE_GAIN = 2    # that exchange's gain
+    FEATURE_CAPTURE_LOSS = 3    # a losing capture's exchange (negative, at least -6)
+    FEATURE_QUIET_LOSS = 4      # a quiet move's exchange on its square (negative, at least -6): it hangs a piece
+    FEATURE_QUEEN_PROMOTION = 5
+    FEATURE_UNDER_PROMOTION = 6
+    FEATURE_CHECK = 7           # 1: the move gives check
+    FEATURE_HISTORY = 8         # a quiet move's from-to history, -1..1 (0 outside a search)
+    FEATURE_ESCAPE = 9          # a threatened piece's value when it moves to a square where the exchange holds
+    FEATURE_PSQT = 10           # the moving piece's piece-square gain (eval's tables, tapered)
+    FEATURE_PAWN_THREAT = 11    # 1: a pawn push, safe, that attacks a knight, bishop, rook or queen
+    FEATURE_CASTLING = 12       # 1: castling
+    PRIOR_FEATURE_COUNT = 13
 
-# priors[i] for moves[i] at s.board, summing to 1; `temperature` > 0.
+cdef double HAND_PRIOR_WEIGHTS[PRIOR_FEATURE_COUNT]
+cdef double FITTED_PRIOR_WEIGHTS[PRIOR_FEATURE_COUNT]
+
+# The features of move `m` at s.board into features[:PRIOR_FEATURE_COUNT] (`tt_move`: the
+# table's move there, or MOVE_NONE; `threatened`: the side to move's pieces that stand to lose
+# material where they are, from threatened_pieces()).
+cdef void move_features(SearchState* s, Move m, Move tt_move, Bitboard threatened,
+                        double* features) noexcept nogil
+
+# The side to move's pieces (not the king) that an opponent's capture would win material from:
+# attacked by a lesser piece, or attacked and not defended.
+cdef Bitboard threatened_pieces(SearchState* s) noexcept nogil
+
+# priors[i] for moves[i] at s.board, summing to 1; `temperature` > 0; `weights`: one of the tables.
 cdef void move_priors(SearchState* s, const Move* moves, int count, double temperature,
-                      double* priors) noexcept nogil
+                      const double* weights, double* priors) noexcept nogil

@@ -26,6 +26,8 @@ DEFAULT_VALUE_MODEL: str
 DEFAULT_RECYCLE: bool
 DEFAULT_VISIT_SHARE_TIME: bool
 DEFAULT_DEEP_LEAF_WEIGHT: bool
+DEFAULT_FITTED_PRIORS: bool
+PRIOR_FEATURES: tuple[str, ...]
 OWN_SWITCHES: tuple[str, ...]
 
 class MCTSSearcher(Searcher):
@@ -41,6 +43,7 @@ class MCTSSearcher(Searcher):
     recycle: bool
     visit_share_time: bool
     deep_leaf_weight: bool
+    fitted_priors: bool
     leaf_mode: str
     leaf_depth: int
     leaf_depth_root: int
@@ -66,6 +69,9 @@ class MCTSSearcher(Searcher):
     def leaf_switches(self) -> dict[str, bool]: ...
     def configure(self, **switches: bool) -> None: ...
     def priors(self, position: Position) -> dict[str, float]: ...
+    def prior_features(self, position: Position, tt_move: str | None = None) -> dict[str, list[float]]: ...
+    @staticmethod
+    def prior_weights(fitted: bool) -> list[float]: ...
     def store_tt_move(self, position: Position, move: str) -> None: ...
 
     @property

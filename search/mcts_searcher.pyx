@@ -17,7 +17,7 @@ import threading
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy
-from search.board.types cimport Move, MoveList, MATE
+from search.board.types cimport Bitboard, Move, MoveList, MATE
 from search.board.movegen cimport generate_legal
 from search.board.board cimport Board, move_to_uci, drop_old_history
 from search.tt cimport (
@@ -37,7 +37,10 @@ from search.mcts cimport (
 from search.mcts_value cimport (
     VALUE_MODEL_LOGISTIC, VALUE_MODEL_WDL, board_material, probability_to_score, score_to_probability,
 )
-from search.mcts_priors cimport move_priors
+from search.mcts_priors cimport (
+    move_priors, move_features, threatened_pieces, HAND_PRIOR_WEIGHTS, FITTED_PRIOR_WEIGHTS, PRIOR_FEATURE_COUNT,
+)
+from search.tt cimport TTEntry, tt_probe
 from search.board.position cimport Position
 from search.timeman cimport TimeBudget
 from search.searcher cimport Searcher
@@ -81,9 +84,16 @@ DEFAULT_RECYCLE = True          # a full pool recycles its least visited subtree
 # in session 11 (docs/mcts.md).
 DEFAULT_VISIT_SHARE_TIME = True
 # configure() names that only this searcher has (the others are the leaves', alpha-beta's names).
-OWN_SWITCHES = ("visit_share_time", "deep_leaf_weight")
+OWN_SWITCHES = ("visit_share_time", "deep_leaf_weight", "fitted_priors")
 # A candidate, off until games show it: a leaf searched d plies deep counts as 1 + d visits.
 DEFAULT_DEEP_LEAF_WEIGHT = False
+# A candidate, off until games show it: priors from the weights fitted to alpha-beta's moves
+# (FITTED_PRIOR_WEIGHTS, with the escape, quiet-exchange, piece-square and pawn-threat features)
+# instead of session 6's hand-set ones.
+DEFAULT_FITTED_PRIORS = False
+# The names of the features of prior_features(), in the order of mcts_priors.pxd's enum.
+PRIOR_FEATURES = ("tt_move", "capture", "capture_gain", "capture_loss", "quiet_loss", "queen_promotion",
+                  "under_promotion", "check", "history", "escape", "psqt", "pawn_threat", "castling")
 
 _PROVEN_NAMES = {PROVEN_UNKNOWN: None, PROVEN_WIN: "win", PROVEN_LOSS: "loss", PROVEN_DRAW: "draw"}
 _PROVEN_CODES = {"win": PROVEN_WIN, "loss": PROVEN_LOSS, "draw": PROVEN_DRAW}
@@ -110,6 +120,13 @@ cdef int node_value(const Node* n, int model, int material):
     if n.proven == PROVEN_DRAW or n.visits == 0:
         return 0
     return probability_to_score(n.value_sum / n.visits, model, material)
+
+
+cdef const double* weight_table(bint fitted):
+    """The priors' weights: the fitted table or the hand-set one."""
+    if fitted:
+        return &FITTED_PRIOR_WEIGHTS[0]
+    return &HAND_PRIOR_WEIGHTS[0]
 
 
 def _leaf_depth(name: str, value: object) -> int:
@@ -142,6 +159,7 @@ cdef class MCTSSearcher(Searcher):
     cdef public bint recycle            # a full pool drops its least visited subtrees (mcts.pxd)
     cdef public bint visit_share_time   # the stop rule's visit-share scaling (DEFAULT_VISIT_SHARE_TIME)
     cdef public bint deep_leaf_weight   # the backup's candidate (DEFAULT_DEEP_LEAF_WEIGHT)
+    cdef public bint fitted_priors      # the priors' candidate weights (DEFAULT_FITTED_PRIORS)
     cdef int leaf_code
     cdef int leaf_depth_value
     cdef int leaf_depth_root_value
@@ -333,18 +351,20 @@ cdef class MCTSSearcher(Searcher):
 
     def configure(self, **switches: bool) -> None:
         """Switch techniques on or off by name: `visit_share_time` (the stop rule's, adopted),
-        `deep_leaf_weight` (the backup's candidate), and `tt_keep_exact` and the leaves'
-        alpha-beta switches (AlphaBetaSearcher.configure()'s names; the leaves never use
-        aspiration windows).  A switch not named is as by default; an unknown name is a
+        `deep_leaf_weight` (the backup's candidate), `fitted_priors` (the priors' candidate),
+        and `tt_keep_exact` and the leaves' alpha-beta switches (AlphaBetaSearcher.configure()'s
+        names; the leaves never use aspiration windows).  A switch not named is as by default; an unknown name is a
         TypeError.  KESTREL_SEARCH_ON/OFF reach MCTS through this."""
         visit_share_time = bool(switches.pop("visit_share_time", DEFAULT_VISIT_SHARE_TIME))
         deep_leaf_weight = bool(switches.pop("deep_leaf_weight", DEFAULT_DEEP_LEAF_WEIGHT))
+        fitted_priors = bool(switches.pop("fitted_priors", DEFAULT_FITTED_PRIORS))
         keep_exact = bool(switches.pop("tt_keep_exact", False))
         leaf_config = with_switches(adopted_config(), switches)
         leaf_config["aspiration"] = False       # a leaf searches one full window, no iterations
         self.qs.config = leaf_config
         self.visit_share_time = visit_share_time
         self.deep_leaf_weight = deep_leaf_weight
+        self.fitted_priors = fitted_priors
         self.tt.exact_bonus = TT_EXACT_BONUS if keep_exact else 0
 
     @property
@@ -362,8 +382,46 @@ cdef class MCTSSearcher(Searcher):
         memcpy(&self.qs.board, root.board, sizeof(Board))
         self.qs.tt = &self.tt
         generate_legal(&self.qs.board, &moves)
-        move_priors(self.qs, moves.moves, moves.count, max(1e-3, float(self.prior_temperature)), values)
+        move_priors(self.qs, moves.moves, moves.count, max(1e-3, float(self.prior_temperature)),
+                    self._prior_weights(), values)
         return {move_to_uci(&self.qs.board, moves.moves[i]): values[i] for i in range(moves.count)}
+
+    cdef const double* _prior_weights(self):
+        return weight_table(self.fitted_priors)
+
+    def prior_features(self, position: Position, tt_move: Optional[str] = None) -> Dict[str, List[float]]:
+        """The features the priors weigh (PRIOR_FEATURES, in order) for every legal move in
+        `position`, with `tt_move` (UCI) as the table's move, or the table's own when None,
+        and this searcher's history: what `python -m search.policy_fit` fits the weights to."""
+        cdef MoveList moves
+        cdef double features[PRIOR_FEATURE_COUNT]
+        cdef TTEntry entry
+        cdef Move table_move = 0
+        cdef Bitboard threatened
+        cdef int i, k
+        cdef Position root = position
+        memcpy(&self.qs.board, root.board, sizeof(Board))
+        self.qs.tt = &self.tt
+        generate_legal(&self.qs.board, &moves)
+        if tt_move is None:
+            if tt_probe(&self.tt, self.qs.board.key, &entry):
+                table_move = entry.move
+        else:
+            for i in range(moves.count):
+                if move_to_uci(&self.qs.board, moves.moves[i]) == tt_move:
+                    table_move = moves.moves[i]
+        threatened = threatened_pieces(self.qs)
+        result = {}
+        for i in range(moves.count):
+            move_features(self.qs, moves.moves[i], table_move, threatened, features)
+            result[move_to_uci(&self.qs.board, moves.moves[i])] = [features[k] for k in range(PRIOR_FEATURE_COUNT)]
+        return result
+
+    @staticmethod
+    def prior_weights(fitted: bool) -> List[float]:
+        """One of the priors' weight tables (PRIOR_FEATURES' order): the fitted or the hand-set one."""
+        cdef const double* table = weight_table(fitted)
+        return [table[k] for k in range(PRIOR_FEATURE_COUNT)]
 
     def store_tt_move(self, position: Position, move: str) -> None:
         """Put `move` in the table as the best move of `position` (for tests of the priors)."""
@@ -485,6 +543,7 @@ cdef class MCTSSearcher(Searcher):
         s.c_puct = max(0.0, float(self.c_puct))
         s.fpu_reduction = max(0.0, min(1.0, float(self.fpu_reduction)))
         s.prior_temperature = max(1e-3, float(self.prior_temperature))
+        s.prior_weights = self._prior_weights()
         s.leaf_mode = self.leaf_code
         s.leaf_depth = self.leaf_depth_value
         s.leaf_depth_root = self.leaf_depth_root_value

@@ -1,0 +1,139 @@
+"""MCTS's move priors as weighted features: what each feature sees, that the priors are the
+softmax of the chosen weight table, and the tool that fits the weights (search/policy_fit.py)."""
+
+from __future__ import annotations
+
+import math
+import random
+from pathlib import Path
+
+import chess
+import chess.pgn
+import pytest
+
+from search import policy_fit
+from search.board import Position
+from search.mcts_searcher import DEFAULT_FITTED_PRIORS, PRIOR_FEATURES, MCTSSearcher
+
+
+def features(fen: str, tt_move: str | None = None) -> dict[str, dict[str, float]]:
+    """Each legal move's features by name."""
+    rows = MCTSSearcher(hash_mb=1).prior_features(Position(fen), tt_move)
+    return {move: dict(zip(PRIOR_FEATURES, row, strict=True)) for move, row in rows.items()}
+
+
+def test_every_legal_move_gets_one_value_per_feature() -> None:
+    fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+    rows = features(fen)
+    assert sorted(rows) == sorted(m.uci() for m in chess.Board(fen).legal_moves)
+    assert all(len(row) == len(PRIOR_FEATURES) for row in rows.values())
+
+
+def test_a_quiet_move_that_hangs_a_piece_shows_its_loss() -> None:
+    # Nf3-g5 walks into h6xg5 (a knight for nothing); Nf3-d4 is met by e5xd4 as well, while Nc3-b5 is safe.
+    rows = features("rnbqkbnr/ppp2pp1/7p/3pp3/8/2N2N2/PPPPPPPP/R1BQKB1R w KQkq - 0 4")
+    assert rows["f3g5"]["quiet_loss"] == pytest.approx(-3.2)
+    assert rows["f3d4"]["quiet_loss"] < 0
+    assert rows["c3b5"]["quiet_loss"] == 0.0
+    assert rows["f3g5"]["capture"] == 0.0
+
+
+def test_captures_split_by_their_exchange() -> None:
+    rows = features("rnb1kbnr/pppp1ppp/8/4p1q1/3P4/2N5/PPP1PPPP/R1BQKBNR w KQkq - 0 3")
+    assert rows["c1g5"]["capture"] == 1.0 and rows["c1g5"]["capture_gain"] == pytest.approx(9.0)
+    # d4xe5 is a pawn for a pawn: a capture that does not lose.
+    assert rows["d4e5"]["capture"] == 1.0 and rows["d4e5"]["capture_loss"] == 0.0
+
+
+def test_a_threatened_piece_that_moves_to_safety_escapes() -> None:
+    # The pawn on e5 attacks the knight on d4: d4-b5 and d4-f3 escape, d4-e6 and d4-c6 walk
+    # into other pawns, and a move of another piece leaves it where it is.
+    rows = features("rnbqkbnr/pppp1p1p/8/4p1p1/3N4/8/PPPPPPPP/RNBQKB1R w KQkq - 0 3")
+    assert rows["d4b5"]["escape"] == pytest.approx(3.2)
+    assert rows["d4f3"]["escape"] == pytest.approx(3.2)
+    assert rows["d4e6"]["escape"] == 0.0 and rows["d4e6"]["quiet_loss"] < 0
+    assert rows["d4c6"]["escape"] == 0.0
+    assert rows["b1c3"]["escape"] == 0.0
+
+
+def test_a_pawn_push_that_attacks_a_piece_is_a_threat() -> None:
+    # d4-d5 attacks the knight on c6 and e6 is empty; a2-a3 attacks nothing.
+    rows = features("r1bqkbnr/pppppppp/2n5/8/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 1 2")
+    assert rows["d4d5"]["pawn_threat"] == 1.0
+    assert rows["a2a3"]["pawn_threat"] == 0.0
+
+
+def test_castling_and_the_piece_square_gain_are_the_same_for_both_colours() -> None:
+    white = features("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1")
+    black = features("r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R b KQkq - 0 1")
+    assert white["e1g1"]["castling"] == 1.0 and white["e1g1"]["capture"] == 0.0
+    for white_move, black_move in (("e1g1", "e8g8"), ("e1c1", "e8c8"), ("e2e4", "e7e5"), ("a1b1", "a8b8")):
+        assert white[white_move]["psqt"] == pytest.approx(black[black_move]["psqt"])
+    # The tables prefer a knight in the centre to one on the rim.
+    start = features(chess.STARTING_FEN)
+    assert start["b1c3"]["psqt"] > 0 > start["b1a3"]["psqt"]
+
+
+def test_the_table_move_is_marked() -> None:
+    rows = features(chess.STARTING_FEN, "g1f3")
+    assert rows["g1f3"]["tt_move"] == 1.0
+    assert sum(row["tt_move"] for row in rows.values()) == 1.0
+
+
+@pytest.mark.parametrize("fitted", [False, True])
+def test_the_priors_are_the_softmax_of_the_chosen_table(fitted: bool) -> None:
+    fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+    searcher = MCTSSearcher(hash_mb=1)
+    searcher.configure(fitted_priors=fitted)
+    searcher.prior_temperature = 1.7
+    rows = searcher.prior_features(Position(fen))
+    weights = MCTSSearcher.prior_weights(fitted)
+    logits = {m: sum(w * f for w, f in zip(weights, row, strict=True)) / 1.7 for m, row in rows.items()}
+    top = max(logits.values())
+    total = sum(math.exp(v - top) for v in logits.values())
+    expected = {m: math.exp(v - top) / total for m, v in logits.items()}
+    assert searcher.priors(Position(fen)) == pytest.approx(expected, abs=1e-12)
+
+
+def test_the_two_tables_differ_and_the_hand_one_is_the_default() -> None:
+    assert DEFAULT_FITTED_PRIORS is False
+    assert MCTSSearcher(hash_mb=1).fitted_priors is False
+    assert MCTSSearcher.prior_weights(True) != MCTSSearcher.prior_weights(False)
+    history = PRIOR_FEATURES.index("history")
+    assert MCTSSearcher.prior_weights(True)[history] == MCTSSearcher.prior_weights(False)[history]
+
+
+def test_the_fit_recovers_the_weights_that_made_the_labels() -> None:
+    rng = random.Random(7)
+    truth = [0.0] * len(PRIOR_FEATURES)
+    truth[PRIOR_FEATURES.index("capture")] = 1.5
+    truth[PRIOR_FEATURES.index("psqt")] = -1.0
+    truth[PRIOR_FEATURES.index("check")] = 0.5
+    examples = []
+    for _ in range(600):
+        rows = [[rng.gauss(0.0, 1.0) if i != PRIOR_FEATURES.index("history") else 0.0
+                 for i in range(len(PRIOR_FEATURES))] for _ in range(6)]
+        probs = policy_fit.softmax(policy_fit.logits(rows, truth))
+        examples.append((rows, rng.choices(range(6), probs)[0]))
+    fitted = policy_fit.fit(examples, [0.0] * len(PRIOR_FEATURES))
+    assert fitted == pytest.approx(truth, abs=0.3)
+    assert policy_fit.score(examples, fitted, 1.0)[0] > policy_fit.score(examples, [0.0] * len(truth), 1.0)[0]
+
+
+def test_the_fit_tool_runs_on_games(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    board = chess.Board()
+    for san in "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7 Re1 b5 Bb3 d6 c3 O-O h3 Nb8 d4 Nbd7".split():
+        board.push_san(san)
+    game = chess.pgn.Game.from_board(board)
+    path = tmp_path / "games.pgn"
+    path.write_text(str(game) + "\n")
+    assert policy_fit.main([str(path), "--positions", "12", "--depth", "3", "--table-depth", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "FITTED_PRIOR_WEIGHTS[:] = [" in out
+    assert all(f"FEATURE_{name.upper()}" in out for name in PRIOR_FEATURES)
+
+
+def test_the_fit_tool_refuses_games_without_positions(tmp_path: Path) -> None:
+    path = tmp_path / "empty.pgn"
+    path.write_text("")
+    assert policy_fit.main([str(path)]) == 2
