@@ -36,9 +36,10 @@ cdef double FITTED_PRIOR_WEIGHTS[PRIOR_FEATURE_COUNT]
 
 # The features of move `m` at s.board into features[:PRIOR_FEATURE_COUNT] (`tt_move`: the
 # table's move there, or MOVE_NONE; `threatened`: the side to move's pieces that stand to lose
-# material where they are, from threatened_pieces()).
+# material where they are, from threatened_pieces()).  With a weight table, a costly feature
+# it weighs 0 is left 0 uncomputed; with NULL, every feature is computed.
 cdef void move_features(SearchState* s, Move m, Move tt_move, Bitboard threatened,
-                        double* features) noexcept nogil
+                        const double* weights, double* features) noexcept nogil
 
 # The side to move's pieces (not the king) that an opponent's capture would win material from:
 # attacked by a lesser piece, or attacked and not defended.

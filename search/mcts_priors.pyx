@@ -84,8 +84,13 @@ cdef Bitboard threatened_pieces(SearchState* s) noexcept nogil:
     return result
 
 
+cdef inline bint wanted(const double* weights, int feature) noexcept nogil:
+    """Whether a feature must be computed: all are without a table, else those it weighs."""
+    return weights == NULL or weights[feature] != 0.0
+
+
 cdef void move_features(SearchState* s, Move m, Move tt_move, Bitboard threatened,
-                        double* features) noexcept nogil:
+                        const double* weights, double* features) noexcept nogil:
     cdef Board* b = &s.board
     cdef int i, exchange, from_sq = move_from(m), to_sq = move_to(m), kind = move_kind(m)
     cdef int us = b.side_to_move, mover = piece_type_of(b.squares[from_sq])
@@ -98,9 +103,16 @@ cdef void move_features(SearchState* s, Move m, Move tt_move, Bitboard threatene
     if kind == MOVE_CASTLING:
         # The king takes its own rook in the encoding: not a capture, no exchange.
         features[FEATURE_CASTLING] = 1.0
-        features[FEATURE_PSQT] = psqt_move_gain(b, m) / 100.0
+        if wanted(weights, FEATURE_PSQT):
+            features[FEATURE_PSQT] = psqt_move_gain(b, m) / 100.0
     else:
-        exchange = see(b, m)
+        # A quiet move's exchange is only needed by the features that weigh it (the hand-set
+        # table weighs none of them, and an expansion costs what it did before them).
+        if capture or wanted(weights, FEATURE_QUIET_LOSS) or wanted(weights, FEATURE_ESCAPE) \
+                or wanted(weights, FEATURE_PAWN_THREAT):
+            exchange = see(b, m)
+        else:
+            exchange = 0
         if capture:
             if exchange >= 0:
                 features[FEATURE_CAPTURE] = 1.0
@@ -122,7 +134,8 @@ cdef void move_features(SearchState* s, Move m, Move tt_move, Bitboard threatene
             targets = b.by_colour[1 - us] & ~(b.by_type[PAWN] | b.by_type[KING])
             if PAWN_ATTACKS[us][to_sq] & targets:
                 features[FEATURE_PAWN_THREAT] = 1.0
-        features[FEATURE_PSQT] = psqt_move_gain(b, m) / 100.0
+        if wanted(weights, FEATURE_PSQT):
+            features[FEATURE_PSQT] = psqt_move_gain(b, m) / 100.0
     do_move(b, m)
     if b.checkers:
         features[FEATURE_CHECK] = 1.0
@@ -143,9 +156,9 @@ cdef void move_priors(SearchState* s, const Move* moves, int count, double tempe
         temperature = 1e-3
     if tt_probe(s.tt, s.board.key, &entry):
         tt_move = entry.move
-    threatened = threatened_pieces(s)
+    threatened = threatened_pieces(s) if wanted(weights, FEATURE_ESCAPE) else 0
     for i in range(count):
-        move_features(s, moves[i], tt_move, threatened, features)
+        move_features(s, moves[i], tt_move, threatened, weights, features)
         logit = 0.0
         for k in range(PRIOR_FEATURE_COUNT):
             logit += weights[k] * features[k]

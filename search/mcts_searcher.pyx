@@ -413,7 +413,7 @@ cdef class MCTSSearcher(Searcher):
         threatened = threatened_pieces(self.qs)
         result = {}
         for i in range(moves.count):
-            move_features(self.qs, moves.moves[i], table_move, threatened, features)
+            move_features(self.qs, moves.moves[i], table_move, threatened, NULL, features)
             result[move_to_uci(&self.qs.board, moves.moves[i])] = [features[k] for k in range(PRIOR_FEATURE_COUNT)]
         return result
 
