@@ -95,9 +95,12 @@ def test_the_priors_are_the_softmax_of_the_chosen_table(fitted: bool) -> None:
     assert searcher.priors(Position(fen)) == pytest.approx(expected, abs=1e-12)
 
 
-def test_the_two_tables_differ_and_the_hand_one_is_the_default() -> None:
-    assert DEFAULT_FITTED_PRIORS is False
-    assert MCTSSearcher(hash_mb=1).fitted_priors is False
+def test_the_two_tables_differ_and_the_fitted_one_is_the_default() -> None:
+    assert DEFAULT_FITTED_PRIORS is True
+    assert MCTSSearcher(hash_mb=1).fitted_priors is True
+    searcher = MCTSSearcher(hash_mb=1)
+    searcher.configure(fitted_priors=False)
+    assert searcher.fitted_priors is False
     assert MCTSSearcher.prior_weights(True) != MCTSSearcher.prior_weights(False)
     history = PRIOR_FEATURES.index("history")
     assert MCTSSearcher.prior_weights(True)[history] == MCTSSearcher.prior_weights(False)[history]

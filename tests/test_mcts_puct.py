@@ -24,6 +24,7 @@ from search.mcts_searcher import (
     DEFAULT_SELECTION,
     DEFAULT_VALUE_MODEL,
     DEFAULT_VISIT_SHARE_TIME,
+    PRIOR_FEATURES,
     HandTree,
     MCTSSearcher,
     puct,
@@ -65,15 +66,20 @@ def test_priors_sum_to_one_and_put_the_winning_capture_first() -> None:
     assert max(flatter, key=flatter.__getitem__) == "c1g5" and flatter["c1g5"] < priors["c1g5"]
 
 
-def test_the_table_move_ranks_above_the_other_quiet_moves() -> None:
+@pytest.mark.parametrize("fitted", [False, True])
+def test_the_table_move_ranks_above_the_other_quiet_moves(fitted: bool) -> None:
     s = searcher(prior_temperature=1.0)     # the logits' own scale
+    s.configure(fitted_priors=fitted)
     start = Position()
     before = s.priors(start)
     assert max(before.values()) < 0.2          # nothing is known: the priors are flat
     s.store_tt_move(start, "b1a3")
     after = s.priors(start)
     assert max(after, key=after.__getitem__) == "b1a3"
-    assert after["b1a3"] > 5 * after["g1f3"]
+    # The table move's weight multiplies its odds against any other move by e^weight.
+    tt_weight = MCTSSearcher.prior_weights(fitted)[PRIOR_FEATURES.index("tt_move")]
+    odds_before = before["b1a3"] / before["g1f3"]
+    assert after["b1a3"] / after["g1f3"] == pytest.approx(odds_before * math.exp(tt_weight))
     assert sum(after.values()) == pytest.approx(1.0)
 
 
@@ -182,11 +188,13 @@ def test_a_searched_leaf_proves_a_mate_in_fewer_playouts() -> None:
     Both prove a forced mate here; the searched leaves need far fewer playouts for it.  The solver
     stops at the first mate it proves, so the distance may be 3 (Re4+) beside the quiet mate in 2.
     With c 1.0: the wider default (2.0) builds the mate in the tree sooner (132 playouts against 79);
-    and with the same depth everywhere (no deeper leaves near the root) and temperature 1, as before
-    session 11."""
+    and with the same depth everywhere (no deeper leaves near the root), temperature 1 and the
+    hand-set prior weights, as before session 11 (the fitted weights of session 12 find the quiet
+    king move at once, and quiescence leaves prove the mate in 24 playouts)."""
     proofs = {}
     for depth in (0, 2):
         s = searcher(depth, c_puct=1.0, leaf_depth_root=0, prior_temperature=1.0)
+        s.configure(fitted_priors=False)
         result = s.search(Position(QUIET_MATE_IN_2), SearchLimits(nodes=3000))
         assert result.score[0] == "mate" and 2 <= result.score[1] <= 3 and s.stop_reason == "proven"
         # Every reply to the first move still loses to a forced mate, one move sooner (alpha-beta checks).
