@@ -3,7 +3,7 @@
 # Each move is described by a few features (move_features): the transposition table's move
 # (the best move of the searched leaf that valued this node), the static exchange of captures
 # and of quiet moves, promotions, checks, the history of quiet moves, a threatened piece that
-# escapes, the piece-square gain, pawn threats and castling.  Its logit is the features
+# escapes, the piece-square gain, pawn and piece threats, recaptures and castling.  Its logit is the features
 # weighted by one table of PRIOR_FEATURE_COUNT weights, and a softmax with a temperature turns
 # the logits into probabilities (a high temperature flattens them towards uniform).
 #
@@ -29,7 +29,9 @@ cdef enum:
     FEATURE_PSQT = 10           # the moving piece's piece-square gain (eval's tables, tapered)
     FEATURE_PAWN_THREAT = 11    # 1: a pawn push, safe, that attacks a knight, bishop, rook or queen
     FEATURE_CASTLING = 12       # 1: castling
-    PRIOR_FEATURE_COUNT = 13
+    FEATURE_RECAPTURE = 13      # 1: a capture on the square where the last move captured
+    FEATURE_PIECE_THREAT = 14   # a piece moved where the exchange holds: the greater enemy pieces it attacks there (at most 2)
+    PRIOR_FEATURE_COUNT = 15
 
 cdef double HAND_PRIOR_WEIGHTS[PRIOR_FEATURE_COUNT]
 cdef double FITTED_PRIOR_WEIGHTS[PRIOR_FEATURE_COUNT]

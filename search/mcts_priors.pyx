@@ -2,10 +2,12 @@
 
 from libc.math cimport exp
 from search.board.types cimport (
-    Bitboard, Move, MOVE_NONE, MOVE_PROMOTE_QUEEN, MOVE_EN_PASSANT, MOVE_CASTLING, NO_PIECE, PAWN, KING,
+    Bitboard, Move, MOVE_NONE, MOVE_PROMOTE_QUEEN, MOVE_EN_PASSANT, MOVE_CASTLING, NO_PIECE, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
     move_from, move_to, move_kind, is_promotion, piece_type_of,
 )
-from search.board.bitboard cimport lsb, square_bb, PAWN_ATTACKS
+from search.board.bitboard cimport (
+    lsb, popcount, square_bb, bishop_attacks, rook_attacks, PAWN_ATTACKS, KNIGHT_ATTACKS, KING_ATTACKS,
+)
 from search.board.board cimport Board, do_move, undo_move, attackers_to
 from search.board.see cimport see, SEE_VALUE
 from search.tt cimport TTEntry, tt_probe
@@ -36,6 +38,8 @@ HAND_PRIOR_WEIGHTS[:] = [
     0.0,    # FEATURE_PSQT
     0.0,    # FEATURE_PAWN_THREAT
     1.0,    # FEATURE_CASTLING
+    0.0,    # FEATURE_RECAPTURE
+    0.0,    # FEATURE_PIECE_THREAT
 ]
 
 # Fitted by `python -m search.policy_fit` (docs/mcts.md, "Priors"): the weights under which
@@ -58,6 +62,8 @@ FITTED_PRIOR_WEIGHTS[:] = [
     1.86,   # FEATURE_PSQT
     0.53,   # FEATURE_PAWN_THREAT
     1.25,   # FEATURE_CASTLING
+    0.0,    # FEATURE_RECAPTURE (not in this fit)
+    0.0,    # FEATURE_PIECE_THREAT (not in this fit)
 ]
 
 
@@ -82,6 +88,30 @@ cdef Bitboard threatened_pieces(SearchState* s) noexcept nogil:
                 result |= square_bb(sq)     # a lesser piece attacks it
                 break
     return result
+
+
+cdef double greater_targets(Board* b, Move m, int mover) noexcept nogil:
+    """How many enemy pieces worth more than the mover (not the king) it attacks after `m`, at most 2."""
+    cdef int to_sq = move_to(m), them = 1 - b.side_to_move, count
+    cdef Bitboard occupied = (b.occupied & ~square_bb(move_from(m))) | square_bb(to_sq), attacks, greater = 0
+    cdef int pt
+    for pt in range(mover + 1, KING):
+        greater |= b.by_type[pt]
+    greater &= b.by_colour[them]
+    if not greater:
+        return 0.0
+    if mover == KNIGHT:
+        attacks = KNIGHT_ATTACKS[to_sq]
+    elif mover == BISHOP:
+        attacks = bishop_attacks(to_sq, occupied)
+    elif mover == ROOK:
+        attacks = rook_attacks(to_sq, occupied)
+    elif mover == QUEEN:
+        attacks = bishop_attacks(to_sq, occupied) | rook_attacks(to_sq, occupied)
+    else:
+        attacks = KING_ATTACKS[to_sq]
+    count = popcount(attacks & greater)
+    return <double>(count if count < 2 else 2)
 
 
 cdef inline bint wanted(const double* weights, int feature) noexcept nogil:
@@ -134,6 +164,11 @@ cdef void move_features(SearchState* s, Move m, Move tt_move, Bitboard threatene
             targets = b.by_colour[1 - us] & ~(b.by_type[PAWN] | b.by_type[KING])
             if PAWN_ATTACKS[us][to_sq] & targets:
                 features[FEATURE_PAWN_THREAT] = 1.0
+        if capture and b.game_ply > 0 and wanted(weights, FEATURE_RECAPTURE):
+            if b.history[b.game_ply - 1].captured != NO_PIECE and move_to(b.history[b.game_ply - 1].move) == to_sq:
+                features[FEATURE_RECAPTURE] = 1.0
+        if mover != PAWN and mover != KING and exchange >= 0 and wanted(weights, FEATURE_PIECE_THREAT):
+            features[FEATURE_PIECE_THREAT] = greater_targets(b, m, mover)
         if wanted(weights, FEATURE_PSQT):
             features[FEATURE_PSQT] = psqt_move_gain(b, m) / 100.0
     do_move(b, m)

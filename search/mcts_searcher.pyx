@@ -93,7 +93,8 @@ DEFAULT_DEEP_LEAF_WEIGHT = False
 DEFAULT_FITTED_PRIORS = True
 # The names of the features of prior_features(), in the order of mcts_priors.pxd's enum.
 PRIOR_FEATURES = ("tt_move", "capture", "capture_gain", "capture_loss", "quiet_loss", "queen_promotion",
-                  "under_promotion", "check", "history", "escape", "psqt", "pawn_threat", "castling")
+                  "under_promotion", "check", "history", "escape", "psqt", "pawn_threat", "castling",
+                  "recapture", "piece_threat")
 
 _PROVEN_NAMES = {PROVEN_UNKNOWN: None, PROVEN_WIN: "win", PROVEN_LOSS: "loss", PROVEN_DRAW: "draw"}
 _PROVEN_CODES = {"win": PROVEN_WIN, "loss": PROVEN_LOSS, "draw": PROVEN_DRAW}

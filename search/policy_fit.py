@@ -41,48 +41,62 @@ L2_PENALTY = 1e-3          # per example, on every fitted weight
 NEWTON_STEPS = 12
 
 
-def sample_positions(paths: Sequence[str], count: int, rng: random.Random) -> list[str]:
-    """Up to `count` distinct FENs from the games: half as played, half one random move on."""
-    fens: list[str] = []
+# A position as the FEN before a move and the move (UCI): the recapture feature needs the last move.
+Sample = tuple[str, str]
+
+
+def sample_positions(paths: Sequence[str], count: int, rng: random.Random) -> list[Sample]:
+    """Up to `count` distinct positions from the games: half as played, half one random move on."""
+    played: list[Sample] = []
     for path in paths:
         with open(path, encoding="utf-8", errors="replace") as handle:
             while (game := chess.pgn.read_game(handle)) is not None:
                 board = game.board()
                 for move in game.mainline_moves():
+                    before = board.fen()
                     board.push(move)
                     if board.is_game_over() or board.ply() < 8:
                         continue
-                    fens.append(board.fen())
-    rng.shuffle(fens)
-    chosen: dict[str, None] = {}
-    for index, fen in enumerate(fens):
+                    played.append((before, move.uci()))
+    rng.shuffle(played)
+    chosen: dict[str, Sample] = {}
+    for index, (before, move) in enumerate(played):
         if len(chosen) >= count:
             break
         if index % 2:
-            board = chess.Board(fen)
-            board.push(rng.choice(list(board.legal_moves)))
-            if board.is_game_over():
-                continue
-            fen = board.fen()
-        chosen.setdefault(fen)
-    return list(chosen)
+            board = chess.Board(before)
+            board.push_uci(move)
+            before = board.fen()
+            move = rng.choice(list(board.legal_moves)).uci()
+        after = chess.Board(before)
+        after.push_uci(move)
+        if not after.is_game_over():
+            chosen.setdefault(after.fen(), (before, move))
+    return list(chosen.values())
 
 
-def best_move(searcher: AlphaBetaSearcher, fen: str, depth: int) -> str:
+def position_of(sample: Sample) -> Position:
+    before, move = sample
+    position = Position(before)
+    position.push(move)
+    return position
+
+
+def best_move(searcher: AlphaBetaSearcher, sample: Sample, depth: int) -> str:
     """The move of a fresh `depth`-ply search (the table cleared: no position leaks into the next)."""
     searcher.clear()
-    return searcher.search(Position(fen), SearchLimits(depth=depth)).best_move
+    return searcher.search(position_of(sample), SearchLimits(depth=depth)).best_move
 
 
-def build_examples(fens: Sequence[str], depth: int, table_depth: int) -> list[Example]:
+def build_examples(samples: Sequence[Sample], depth: int, table_depth: int) -> list[Example]:
     label_search = AlphaBetaSearcher(hash_mb=16)
     table_search = AlphaBetaSearcher(hash_mb=16)
     features = MCTSSearcher(hash_mb=1)
     examples: list[Example] = []
-    for number, fen in enumerate(fens, 1):
-        label = best_move(label_search, fen, depth)
-        table_move = best_move(table_search, fen, table_depth) if table_depth > 0 else None
-        rows = features.prior_features(Position(fen), table_move)
+    for number, sample in enumerate(samples, 1):
+        label = best_move(label_search, sample, depth)
+        table_move = best_move(table_search, sample, table_depth) if table_depth > 0 else None
+        rows = features.prior_features(position_of(sample), table_move)
         moves = list(rows)
         if label not in rows or len(moves) < 2:
             continue
@@ -171,12 +185,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args(argv)
     rng = random.Random(args.seed)
-    fens = sample_positions(args.pgn, args.positions, rng)
-    if len(fens) < 10:
+    samples = sample_positions(args.pgn, args.positions, rng)
+    if len(samples) < 10:
         print("error: fewer than 10 positions in the games", file=sys.stderr)
         return 2
-    print(f"{len(fens)} positions, labels from depth {args.depth}, table move from depth {args.table_depth}")
-    examples = build_examples(fens, args.depth, args.table_depth)
+    print(f"{len(samples)} positions, labels from depth {args.depth}, table move from depth {args.table_depth}")
+    examples = build_examples(samples, args.depth, args.table_depth)
     held_out = max(1, len(examples) // 5)
     test, train = examples[:held_out], examples[held_out:]
     hand = MCTSSearcher.prior_weights(False)

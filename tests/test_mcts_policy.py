@@ -74,6 +74,30 @@ def test_castling_and_the_piece_square_gain_are_the_same_for_both_colours() -> N
     assert start["b1c3"]["psqt"] > 0 > start["b1a3"]["psqt"]
 
 
+def test_a_recapture_needs_the_capture_before_it() -> None:
+    # 1. e4 d5 2. exd5: Qxd5 and Nf6xd5 later retake on d5; after a quiet last move nothing is a recapture.
+    position = Position("rnbqkbnr/ppp1pppp/8/3p4/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 2")
+    position.push("e4d5")
+    rows = MCTSSearcher(hash_mb=1).prior_features(position)
+    named = {move: dict(zip(PRIOR_FEATURES, row, strict=True)) for move, row in rows.items()}
+    assert named["d8d5"]["recapture"] == 1.0
+    assert named["d8d5"]["capture"] == 1.0
+    assert named["g8f6"]["recapture"] == 0.0
+    # The same position from its FEN has no last move: no recapture.
+    assert features(position.fen())["d8d5"]["recapture"] == 0.0
+
+
+def test_a_safe_knight_fork_threatens_two_greater_pieces() -> None:
+    # Nc7 forks the rook on a8 and the queen on e6 from a square no black piece guards.
+    rows = features("r5k1/8/4q3/1N6/8/8/8/7K w - - 0 1")
+    assert rows["b5c7"]["piece_threat"] == 2.0
+    assert rows["b5d4"]["piece_threat"] == 1.0     # d4 attacks the queen only
+    assert rows["b5a3"]["piece_threat"] == 0.0
+    # The same fork on a square the bishop on b8 guards loses the knight: no threat counted.
+    guarded = features("rb4k1/8/4q3/1N6/8/8/8/7K w - - 0 1")
+    assert guarded["b5c7"]["quiet_loss"] < 0 and guarded["b5c7"]["piece_threat"] == 0.0
+
+
 def test_the_table_move_is_marked() -> None:
     rows = features(chess.STARTING_FEN, "g1f3")
     assert rows["g1f3"]["tt_move"] == 1.0
