@@ -60,18 +60,18 @@ def sample_positions(paths: Sequence[str], count: int, rng: random.Random) -> li
                     played.append((before, move.uci()))
     rng.shuffle(played)
     chosen: dict[str, Sample] = {}
-    for index, (before, move) in enumerate(played):
+    for index, (before, last) in enumerate(played):
         if len(chosen) >= count:
             break
         if index % 2:
             board = chess.Board(before)
-            board.push_uci(move)
+            board.push_uci(last)
             before = board.fen()
-            move = rng.choice(list(board.legal_moves)).uci()
+            last = rng.choice(list(board.legal_moves)).uci()
         after = chess.Board(before)
-        after.push_uci(move)
+        after.push_uci(last)
         if not after.is_game_over():
-            chosen.setdefault(after.fen(), (before, move))
+            chosen.setdefault(after.fen(), (before, last))
     return list(chosen.values())
 
 
