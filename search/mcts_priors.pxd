@@ -30,7 +30,7 @@ cdef enum:
     FEATURE_PAWN_THREAT = 11    # 1: a pawn push, safe, that attacks a knight, bishop, rook or queen
     FEATURE_CASTLING = 12       # 1: castling
     FEATURE_RECAPTURE = 13      # 1: a capture on the square where the last move captured
-    FEATURE_PIECE_THREAT = 14   # a piece moved where the exchange holds: the greater enemy pieces it attacks there (at most 2)
+    FEATURE_PIECE_THREAT = 14   # a piece moved where the exchange holds: the greater pieces it attacks (at most 2)
     PRIOR_FEATURE_COUNT = 15
 
 cdef double HAND_PRIOR_WEIGHTS[PRIOR_FEATURE_COUNT]

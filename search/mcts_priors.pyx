@@ -2,7 +2,8 @@
 
 from libc.math cimport exp
 from search.board.types cimport (
-    Bitboard, Move, MOVE_NONE, MOVE_PROMOTE_QUEEN, MOVE_EN_PASSANT, MOVE_CASTLING, NO_PIECE, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
+    Bitboard, Move, MOVE_NONE, MOVE_PROMOTE_QUEEN, MOVE_EN_PASSANT, MOVE_CASTLING, NO_PIECE,
+    PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
     move_from, move_to, move_kind, is_promotion, piece_type_of,
 )
 from search.board.bitboard cimport (
