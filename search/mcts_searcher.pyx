@@ -71,9 +71,10 @@ DEFAULT_MINIMAX_WEIGHT = 0.0
 DEFAULT_SELECTION = "puct"
 DEFAULT_C_PUCT = 2.0            # values in [0, 1]; 0.35 was far too greedy (selection depth 120)
 DEFAULT_FPU_REDUCTION = 0.1
-# Session 11, at 10 s + 0.1 s: temperature 2 (flatter priors) beat 1 by +77 in 92 games (SPRT H1
-# for the defaults' side rejected), +78 +/- 53 pooled with session 9's 40; every earlier run led too.
-DEFAULT_PRIOR_TEMPERATURE = 2.0
+# Session 11, at 10 s + 0.1 s: temperature 2 (flatter priors) beat 1 by +77 in 92 games with the
+# hand-set prior weights.  Session 12, with the fitted weights (calibrated at temperature 1): 1
+# beat 2 by +82.4 +/- 44.0 in 189 games at 2 s + 0.02 s, SPRT H1.
+DEFAULT_PRIOR_TEMPERATURE = 1.0
 DEFAULT_LEAF_DEPTH = 0
 # Session 9, at 10 s + 0.1 s: depth 4 near the root beat plain quiescence leaves in two gauntlets, 2 and 5 did not.
 DEFAULT_LEAF_DEPTH_ROOT = 4

@@ -54,15 +54,15 @@ def searcher(leaf_depth: int = DEFAULT_LEAF_DEPTH, **settings: object) -> MCTSSe
 # ---------------------------------------------------------------- priors
 
 def test_priors_sum_to_one_and_put_the_winning_capture_first() -> None:
-    # At temperature 1 the priors are the logits' own softmax; the default flattens them.
+    # At temperature 1 (the default) the priors are the logits' own softmax; a higher one flattens them.
     priors = searcher(prior_temperature=1.0).priors(Position(HANGING_QUEEN))
     assert set(priors) == {m.uci() for m in chess.Board(HANGING_QUEEN).legal_moves}
     assert sum(priors.values()) == pytest.approx(1.0)
     ranked = sorted(priors, key=priors.__getitem__, reverse=True)
     assert ranked[0] == "c1g5"
     assert priors["c1g5"] > 10 * max(priors[m] for m in ("g1f3", "a2a3", "e2e4"))
-    flatter = searcher().priors(Position(HANGING_QUEEN))
-    assert DEFAULT_PRIOR_TEMPERATURE > 1.0
+    flatter = searcher(prior_temperature=2.0).priors(Position(HANGING_QUEEN))
+    assert DEFAULT_PRIOR_TEMPERATURE == 1.0
     assert max(flatter, key=flatter.__getitem__) == "c1g5" and flatter["c1g5"] < priors["c1g5"]
 
 
@@ -344,7 +344,8 @@ def test_deep_leaf_weight_counts_a_searched_leaf_as_more_visits() -> None:
     children = s.root_children()
     assert result.best_move == "c1g5"
     assert s.playouts < s.root_visits == sum(child["visits"] for child in children) <= 4 * s.playouts
-    assert all(0.0 <= child["value"] <= 1.0 for child in children)
+    # (Sharp priors may leave a root move unvisited: it has no value.)
+    assert all(0.0 <= child["value"] <= 1.0 for child in children if child["visits"])
     assert s.tree_problems() == []
 
 

@@ -218,7 +218,7 @@ def build_options(search_modes: tuple[str, ...] = ("AlphaBeta",), mcts_explorati
             Option("MCTS CPuct", "spin", 2000, 0, 10000, apply=_setter("c_puct", 1000.0), modes=("MCTS",)),
             Option("MCTS FPU Reduction", "spin", 100, 0, 1000, apply=_setter("fpu_reduction", 1000.0),
                    modes=("MCTS",)),
-            Option("MCTS Prior Temperature", "spin", 200, 1, 10000, apply=_setter("prior_temperature", 100.0),
+            Option("MCTS Prior Temperature", "spin", 100, 1, 10000, apply=_setter("prior_temperature", 100.0),
                    modes=("MCTS",)),
             Option("MCTS Leaf Depth", "spin", 0, 0, 8, apply=_setter("leaf_depth"), modes=("MCTS",)),
             Option("MCTS Leaf Depth Root", "spin", 4, 0, 8, apply=_setter("leaf_depth_root"), modes=("MCTS",)),
