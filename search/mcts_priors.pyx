@@ -2,13 +2,10 @@
 
 from libc.math cimport exp
 from search.board.types cimport (
-    Bitboard, Move, MOVE_NONE, MOVE_PROMOTE_QUEEN, MOVE_EN_PASSANT, MOVE_CASTLING, NO_PIECE,
-    PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING,
+    Bitboard, Move, MOVE_NONE, MOVE_PROMOTE_QUEEN, MOVE_EN_PASSANT, MOVE_CASTLING, NO_PIECE, PAWN, KING,
     move_from, move_to, move_kind, is_promotion, piece_type_of,
 )
-from search.board.bitboard cimport (
-    lsb, popcount, square_bb, bishop_attacks, rook_attacks, PAWN_ATTACKS, KNIGHT_ATTACKS, KING_ATTACKS,
-)
+from search.board.bitboard cimport lsb, popcount, square_bb, attacks_of, PAWN_ATTACKS
 from search.board.board cimport Board, do_move, undo_move, attackers_to
 from search.board.see cimport see, SEE_VALUE
 from search.tt cimport TTEntry, tt_probe
@@ -94,24 +91,14 @@ cdef Bitboard threatened_pieces(SearchState* s) noexcept nogil:
 cdef double greater_targets(Board* b, Move m, int mover) noexcept nogil:
     """How many enemy pieces worth more than the mover (not the king) it attacks after `m`, at most 2."""
     cdef int to_sq = move_to(m), them = 1 - b.side_to_move, count
-    cdef Bitboard occupied = (b.occupied & ~square_bb(move_from(m))) | square_bb(to_sq), attacks, greater = 0
+    cdef Bitboard occupied = (b.occupied & ~square_bb(move_from(m))) | square_bb(to_sq), greater = 0
     cdef int pt
     for pt in range(mover + 1, KING):
         greater |= b.by_type[pt]
     greater &= b.by_colour[them]
     if not greater:
         return 0.0
-    if mover == KNIGHT:
-        attacks = KNIGHT_ATTACKS[to_sq]
-    elif mover == BISHOP:
-        attacks = bishop_attacks(to_sq, occupied)
-    elif mover == ROOK:
-        attacks = rook_attacks(to_sq, occupied)
-    elif mover == QUEEN:
-        attacks = bishop_attacks(to_sq, occupied) | rook_attacks(to_sq, occupied)
-    else:
-        attacks = KING_ATTACKS[to_sq]
-    count = popcount(attacks & greater)
+    count = popcount(attacks_of(mover, b.side_to_move, to_sq, occupied) & greater)
     return <double>(count if count < 2 else 2)
 
 
