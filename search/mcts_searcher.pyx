@@ -92,7 +92,7 @@ OWN_SWITCHES = ("visit_share_time", "deep_leaf_weight", "fitted_priors")
 DEFAULT_DEEP_LEAF_WEIGHT = False
 # Priors from the weights fitted to alpha-beta's moves (FITTED_PRIOR_WEIGHTS, with the escape,
 # quiet-exchange, piece-square and pawn-threat features) instead of session 6's hand-set ones:
-# +218.9 +/- 81.9 in 86 games at 2 s + 0.02 s, SPRT H1 in session 12 (docs/mcts.md, "Priors").
+# +218.9 +/- 81.9 in 86 games at 2 s + 0.02 s, SPRT H1 in session 12 (docs/mcts.md, "Fitted priors").
 DEFAULT_FITTED_PRIORS = True
 # The names of the features of prior_features(), in the order of mcts_priors.pxd's enum.
 PRIOR_FEATURES = ("tt_move", "capture", "capture_gain", "capture_loss", "quiet_loss", "queen_promotion",
@@ -163,7 +163,7 @@ cdef class MCTSSearcher(Searcher):
     cdef public bint recycle            # a full pool drops its least visited subtrees (mcts.pxd)
     cdef public bint visit_share_time   # the stop rule's visit-share scaling (DEFAULT_VISIT_SHARE_TIME)
     cdef public bint deep_leaf_weight   # the backup's candidate (DEFAULT_DEEP_LEAF_WEIGHT)
-    cdef public bint fitted_priors      # the priors' candidate weights (DEFAULT_FITTED_PRIORS)
+    cdef public bint fitted_priors      # the priors' fitted weights, else the hand-set ones (DEFAULT_FITTED_PRIORS)
     cdef int leaf_code
     cdef int leaf_depth_value
     cdef int leaf_depth_root_value
@@ -355,10 +355,11 @@ cdef class MCTSSearcher(Searcher):
 
     def configure(self, **switches: bool) -> None:
         """Switch techniques on or off by name: `visit_share_time` (the stop rule's, adopted),
-        `deep_leaf_weight` (the backup's candidate), `fitted_priors` (the priors' candidate),
-        and `tt_keep_exact` and the leaves' alpha-beta switches (AlphaBetaSearcher.configure()'s
-        names; the leaves never use aspiration windows).  A switch not named is as by default; an unknown name is a
-        TypeError.  KESTREL_SEARCH_ON/OFF reach MCTS through this."""
+        `deep_leaf_weight` (the backup's candidate), `fitted_priors` (the priors' fitted weights,
+        adopted), and `tt_keep_exact` and the leaves' alpha-beta switches
+        (AlphaBetaSearcher.configure()'s names; the leaves never use aspiration windows).  A
+        switch not named is as by default; an unknown name is a TypeError.  KESTREL_SEARCH_ON/OFF
+        reach MCTS through this."""
         visit_share_time = bool(switches.pop("visit_share_time", DEFAULT_VISIT_SHARE_TIME))
         deep_leaf_weight = bool(switches.pop("deep_leaf_weight", DEFAULT_DEEP_LEAF_WEIGHT))
         fitted_priors = bool(switches.pop("fitted_priors", DEFAULT_FITTED_PRIORS))
