@@ -70,8 +70,9 @@ DEFAULT_MINIMAX_WEIGHT = 0.0
 # Session 9: c 2.0 beat c 1.0 by +107 in 60 games (+64 in session 6), and c 3.0 and 4.0 by +35 and +89.
 DEFAULT_SELECTION = "puct"
 # Session 12, with the fitted priors at temperature 1: c 1.5 beat 2.0 by +66.4 +/- 38.7 in 233 games
-# (SPRT H1) and c 3.0 lost by -148.9 +/- 66.9 in 99 (H0), at 2 s + 0.02 s: better priors need less width.
-DEFAULT_C_PUCT = 1.5            # values in [0, 1]; 0.35 was far too greedy (selection depth 120)
+# (SPRT H1) and c 3.0 lost by -148.9 +/- 66.9 in 99 (H0); then c 1.0 beat 1.5 by +57.2 +/- 37.1 in
+# 245 (H1), all at 2 s + 0.02 s: better priors need less width.
+DEFAULT_C_PUCT = 1.0            # values in [0, 1]; 0.35 was far too greedy (selection depth 120)
 DEFAULT_FPU_REDUCTION = 0.1
 # Session 11, at 10 s + 0.1 s: temperature 2 (flatter priors) beat 1 by +77 in 92 games with the
 # hand-set prior weights.  Session 12, with the fitted weights (calibrated at temperature 1): 1

@@ -215,7 +215,7 @@ def build_options(search_modes: tuple[str, ...] = ("AlphaBeta",), mcts_explorati
             # (No option name may hold the word "value": setoption splits on it.)
             Option("MCTS Selection", "combo", "puct", vars=("puct", "uct"), apply=_setter("selection"),
                    modes=("MCTS",)),
-            Option("MCTS CPuct", "spin", 1500, 0, 10000, apply=_setter("c_puct", 1000.0), modes=("MCTS",)),
+            Option("MCTS CPuct", "spin", 1000, 0, 10000, apply=_setter("c_puct", 1000.0), modes=("MCTS",)),
             Option("MCTS FPU Reduction", "spin", 100, 0, 1000, apply=_setter("fpu_reduction", 1000.0),
                    modes=("MCTS",)),
             Option("MCTS Prior Temperature", "spin", 100, 1, 10000, apply=_setter("prior_temperature", 100.0),
