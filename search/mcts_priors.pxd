@@ -43,6 +43,9 @@ cdef double FITTED_PRIOR_WEIGHTS[PRIOR_FEATURE_COUNT]
 cdef void move_features(SearchState* s, Move m, Move tt_move, Bitboard threatened,
                         const double* weights, double* features) noexcept nogil
 
+# The table's move at s.board, or MOVE_NONE when the table has none.
+cdef Move table_move(SearchState* s) noexcept nogil
+
 # The side to move's pieces (not the king) that an opponent's capture would win material from:
 # attacked by a lesser piece, or attacked and not defended.
 cdef Bitboard threatened_pieces(SearchState* s) noexcept nogil

@@ -5,7 +5,7 @@ from search.board.types cimport (
     Bitboard, Move, MOVE_NONE, MOVE_PROMOTE_QUEEN, MOVE_EN_PASSANT, MOVE_CASTLING, NO_PIECE, PAWN, KING,
     move_from, move_to, move_kind, is_promotion, piece_type_of,
 )
-from search.board.bitboard cimport lsb, popcount, square_bb, attacks_of, PAWN_ATTACKS
+from search.board.bitboard cimport pop_lsb, popcount, square_bb, attacks_of, PAWN_ATTACKS
 from search.board.board cimport Board, do_move, undo_move, attackers_to
 from search.board.see cimport see, SEE_VALUE
 from search.tt cimport TTEntry, tt_probe
@@ -65,14 +65,20 @@ FITTED_PRIOR_WEIGHTS[:] = [
 ]
 
 
+cdef Move table_move(SearchState* s) noexcept nogil:
+    cdef TTEntry entry
+    if tt_probe(s.tt, s.board.key, &entry):
+        return entry.move
+    return MOVE_NONE
+
+
 cdef Bitboard threatened_pieces(SearchState* s) noexcept nogil:
     cdef Board* b = &s.board
     cdef int us = b.side_to_move, them = 1 - us
     cdef Bitboard pieces = b.by_colour[us] & ~b.by_type[KING], result = 0, attackers, enemy
     cdef int sq, pt, attacker_type
     while pieces:
-        sq = lsb(pieces)
-        pieces &= pieces - 1
+        sq = pop_lsb(&pieces)
         attackers = attackers_to(b, sq, b.occupied)
         enemy = attackers & b.by_colour[them]
         if not enemy:
@@ -167,8 +173,7 @@ cdef void move_features(SearchState* s, Move m, Move tt_move, Bitboard threatene
 
 cdef void move_priors(SearchState* s, const Move* moves, int count, double temperature,
                       const double* weights, double* priors) noexcept nogil:
-    cdef TTEntry entry
-    cdef Move tt_move = MOVE_NONE
+    cdef Move tt_move
     cdef Bitboard threatened
     cdef double features[PRIOR_FEATURE_COUNT]
     cdef int i, k
@@ -177,8 +182,7 @@ cdef void move_priors(SearchState* s, const Move* moves, int count, double tempe
         return
     if temperature < 1e-3:
         temperature = 1e-3
-    if tt_probe(s.tt, s.board.key, &entry):
-        tt_move = entry.move
+    tt_move = table_move(s)
     threatened = threatened_pieces(s) if wanted(weights, FEATURE_ESCAPE) else 0
     for i in range(count):
         move_features(s, moves[i], tt_move, threatened, weights, features)

@@ -17,8 +17,8 @@ import threading
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy
-from search.board.types cimport Bitboard, Move, MoveList, MATE
-from search.board.movegen cimport generate_legal
+from search.board.types cimport Bitboard, Move, MoveList, MATE, MOVE_NONE
+from search.board.movegen cimport generate_legal, parse_uci_move
 from search.board.board cimport Board, move_to_uci, drop_old_history
 from search.tt cimport (
     TranspositionTable, tt_resize, tt_free, tt_clear, tt_new_search, tt_store, BOUND_LOWER, TT_EXACT_BONUS,
@@ -38,9 +38,9 @@ from search.mcts_value cimport (
     VALUE_MODEL_LOGISTIC, VALUE_MODEL_WDL, board_material, probability_to_score, score_to_probability,
 )
 from search.mcts_priors cimport (
-    move_priors, move_features, threatened_pieces, HAND_PRIOR_WEIGHTS, FITTED_PRIOR_WEIGHTS, PRIOR_FEATURE_COUNT,
+    move_priors, move_features, table_move, threatened_pieces, HAND_PRIOR_WEIGHTS, FITTED_PRIOR_WEIGHTS,
+    PRIOR_FEATURE_COUNT,
 )
-from search.tt cimport TTEntry, tt_probe
 from search.board.position cimport Position
 from search.timeman cimport TimeBudget
 from search.searcher cimport Searcher
@@ -378,22 +378,22 @@ cdef class MCTSSearcher(Searcher):
         """The search techniques of the leaves' alpha-beta and quiescence searches."""
         return {name: bool(on) for name, on in (<dict>self.qs.config).items()}
 
+    cdef void _set_position(self, Position position, MoveList* moves):
+        """Put `position` on the leaf board (with this searcher's table) and its legal moves in `moves`."""
+        memcpy(&self.qs.board, position.board, sizeof(Board))
+        self.qs.tt = &self.tt
+        generate_legal(&self.qs.board, moves)
+
     def priors(self, position: Position) -> Dict[str, float]:
         """The PUCT prior of every legal move in `position`, as an expansion would give them
         (with this searcher's table and history, at its temperature)."""
         cdef MoveList moves
         cdef double values[256]
         cdef int i
-        cdef Position root = position
-        memcpy(&self.qs.board, root.board, sizeof(Board))
-        self.qs.tt = &self.tt
-        generate_legal(&self.qs.board, &moves)
+        self._set_position(position, &moves)
         move_priors(self.qs, moves.moves, moves.count, max(1e-3, float(self.prior_temperature)),
-                    self._prior_weights(), values)
+                    weight_table(self.fitted_priors), values)
         return {move_to_uci(&self.qs.board, moves.moves[i]): values[i] for i in range(moves.count)}
-
-    cdef const double* _prior_weights(self):
-        return weight_table(self.fitted_priors)
 
     def prior_features(self, position: Position, tt_move: Optional[str] = None) -> Dict[str, List[float]]:
         """The features the priors weigh (PRIOR_FEATURES, in order) for every legal move in
@@ -401,25 +401,15 @@ cdef class MCTSSearcher(Searcher):
         and this searcher's history: what `python -m search.policy_fit` fits the weights to."""
         cdef MoveList moves
         cdef double features[PRIOR_FEATURE_COUNT]
-        cdef TTEntry entry
-        cdef Move table_move = 0
+        cdef Move hint
         cdef Bitboard threatened
         cdef int i, k
-        cdef Position root = position
-        memcpy(&self.qs.board, root.board, sizeof(Board))
-        self.qs.tt = &self.tt
-        generate_legal(&self.qs.board, &moves)
-        if tt_move is None:
-            if tt_probe(&self.tt, self.qs.board.key, &entry):
-                table_move = entry.move
-        else:
-            for i in range(moves.count):
-                if move_to_uci(&self.qs.board, moves.moves[i]) == tt_move:
-                    table_move = moves.moves[i]
+        self._set_position(position, &moves)
+        hint = table_move(self.qs) if tt_move is None else parse_uci_move(&self.qs.board, tt_move)
         threatened = threatened_pieces(self.qs)
         result = {}
         for i in range(moves.count):
-            move_features(self.qs, moves.moves[i], table_move, threatened, NULL, features)
+            move_features(self.qs, moves.moves[i], hint, threatened, NULL, features)
             result[move_to_uci(&self.qs.board, moves.moves[i])] = [features[k] for k in range(PRIOR_FEATURE_COUNT)]
         return result
 
@@ -432,15 +422,12 @@ cdef class MCTSSearcher(Searcher):
     def store_tt_move(self, position: Position, move: str) -> None:
         """Put `move` in the table as the best move of `position` (for tests of the priors)."""
         cdef MoveList moves
-        cdef int i
-        cdef Position root = position
-        memcpy(&self.qs.board, root.board, sizeof(Board))
-        generate_legal(&self.qs.board, &moves)
-        for i in range(moves.count):
-            if move_to_uci(&self.qs.board, moves.moves[i]) == move:
-                tt_store(&self.tt, self.qs.board.key, 1, 0, BOUND_LOWER, moves.moves[i], 0)
-                return
-        raise ValueError(f"{move!r} is not legal here")
+        cdef Move m
+        self._set_position(position, &moves)
+        m = parse_uci_move(&self.qs.board, move)
+        if m == MOVE_NONE:
+            raise ValueError(f"{move!r} is not legal here")
+        tt_store(&self.tt, self.qs.board.key, 1, 0, BOUND_LOWER, m, 0)
 
     @property
     def seed(self) -> int:
@@ -549,7 +536,7 @@ cdef class MCTSSearcher(Searcher):
         s.c_puct = max(0.0, float(self.c_puct))
         s.fpu_reduction = max(0.0, min(1.0, float(self.fpu_reduction)))
         s.prior_temperature = max(1e-3, float(self.prior_temperature))
-        s.prior_weights = self._prior_weights()
+        s.prior_weights = weight_table(self.fitted_priors)
         s.leaf_mode = self.leaf_code
         s.leaf_depth = self.leaf_depth_value
         s.leaf_depth_root = self.leaf_depth_root_value
