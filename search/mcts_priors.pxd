@@ -3,15 +3,17 @@
 # Each move is described by a few features (move_features): the transposition table's move
 # (the best move of the searched leaf that valued this node), the static exchange of captures
 # and of quiet moves, promotions, checks, the history of quiet moves, a threatened piece that
-# escapes, the piece-square gain, pawn and piece threats, recaptures and castling.  Its logit is the features
-# weighted by one table of PRIOR_FEATURE_COUNT weights, and a softmax with a temperature turns
-# the logits into probabilities (a high temperature flattens them towards uniform).
+# escapes, a threatened piece the move leaves threatened, the piece-square gain, pawn and piece
+# threats, recaptures and castling.  Its logit is the features weighted by one table of
+# PRIOR_FEATURE_COUNT weights, and a softmax with a temperature turns the logits into
+# probabilities (a high temperature flattens them towards uniform).
 #
 # Two tables exist: HAND_PRIOR_WEIGHTS, set by hand in session 6, and FITTED_PRIOR_WEIGHTS,
 # fitted by `python -m search.policy_fit` to predict the move of Kestrel's alpha-beta search
 # (docs/mcts.md, "Priors").  The MCTS searcher picks one (its `fitted_priors` switch).
 
 from search.board.types cimport Bitboard, Move
+from search.board.board cimport Board
 from search.state cimport SearchState
 
 cdef enum:
@@ -31,7 +33,8 @@ cdef enum:
     FEATURE_CASTLING = 12       # 1: castling
     FEATURE_RECAPTURE = 13      # 1: a capture on the square where the last move captured
     FEATURE_PIECE_THREAT = 14   # a piece moved where the exchange holds: the greater pieces it attacks (at most 2)
-    PRIOR_FEATURE_COUNT = 15
+    FEATURE_IGNORED_THREAT = 15  # minus the greatest threat_value() of another threatened piece that stays threatened
+    PRIOR_FEATURE_COUNT = 16
 
 cdef double HAND_PRIOR_WEIGHTS[PRIOR_FEATURE_COUNT]
 cdef double FITTED_PRIOR_WEIGHTS[PRIOR_FEATURE_COUNT]
@@ -46,8 +49,12 @@ cdef void move_features(SearchState* s, Move m, Move tt_move, Bitboard threatene
 # The table's move at s.board, or MOVE_NONE when the table has none.
 cdef Move table_move(SearchState* s) noexcept nogil
 
-# The side to move's pieces (not the king) that an opponent's capture would win material from:
-# attacked by a lesser piece, or attacked and not defended.
+# What the opponent of `colour` wins by taking its piece on `sq` (centipawns, SEE_VALUE): the
+# piece's value when it is attacked and not defended, the piece's value less the least attacker's
+# when a lesser piece attacks it, else 0.  A rough measure: no exchange is played out.
+cdef int threat_value(Board* b, int sq, int colour) noexcept nogil
+
+# The side to move's pieces (not the king) whose threat_value() is above 0.
 cdef Bitboard threatened_pieces(SearchState* s) noexcept nogil
 
 # priors[i] for moves[i] at s.board, summing to 1; `temperature` > 0; `weights`: one of the tables.

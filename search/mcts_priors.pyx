@@ -38,6 +38,7 @@ HAND_PRIOR_WEIGHTS[:] = [
     1.0,    # FEATURE_CASTLING
     0.0,    # FEATURE_RECAPTURE
     0.0,    # FEATURE_PIECE_THREAT
+    0.0,    # FEATURE_IGNORED_THREAT
 ]
 
 # Fitted by `python -m search.policy_fit` (docs/mcts.md, "Fitted priors"): the weights under which
@@ -62,6 +63,7 @@ FITTED_PRIOR_WEIGHTS[:] = [
     1.25,   # FEATURE_CASTLING
     0.0,    # FEATURE_RECAPTURE (not in this fit; a second fit that weighed it 0.69 and
     0.0,    # FEATURE_PIECE_THREAT 0.45, with depth-10 labels, scored -6.9 +/- 33.3 against this one)
+    0.0,    # FEATURE_IGNORED_THREAT (not in this fit)
 ]
 
 
@@ -72,26 +74,42 @@ cdef Move table_move(SearchState* s) noexcept nogil:
     return MOVE_NONE
 
 
+cdef int threat_value(Board* b, int sq, int colour) noexcept nogil:
+    cdef Bitboard attackers = attackers_to(b, sq, b.occupied), enemy = attackers & b.by_colour[1 - colour]
+    cdef int pt, attacker_type
+    if not enemy:
+        return 0
+    pt = piece_type_of(b.squares[sq])
+    if not (attackers & b.by_colour[colour]):
+        return SEE_VALUE[pt]       # attacked and not defended
+    for attacker_type in range(PAWN, pt):
+        if enemy & b.by_type[attacker_type]:
+            return SEE_VALUE[pt] - SEE_VALUE[attacker_type]     # a lesser piece attacks it
+    return 0
+
+
 cdef Bitboard threatened_pieces(SearchState* s) noexcept nogil:
     cdef Board* b = &s.board
-    cdef int us = b.side_to_move, them = 1 - us
-    cdef Bitboard pieces = b.by_colour[us] & ~b.by_type[KING], result = 0, attackers, enemy
-    cdef int sq, pt, attacker_type
+    cdef int us = b.side_to_move, sq
+    cdef Bitboard pieces = b.by_colour[us] & ~b.by_type[KING], result = 0
     while pieces:
         sq = pop_lsb(&pieces)
-        attackers = attackers_to(b, sq, b.occupied)
-        enemy = attackers & b.by_colour[them]
-        if not enemy:
-            continue
-        if not (attackers & b.by_colour[us]):
-            result |= square_bb(sq)     # attacked and not defended
-            continue
-        pt = piece_type_of(b.squares[sq])
-        for attacker_type in range(PAWN, pt):
-            if enemy & b.by_type[attacker_type]:
-                result |= square_bb(sq)     # a lesser piece attacks it
-                break
+        if threat_value(b, sq, us) > 0:
+            result |= square_bb(sq)
     return result
+
+
+cdef int ignored_threat(Board* b, Bitboard still_threatened, int us) noexcept nogil:
+    """The greatest threat_value() among `still_threatened` (pieces of `us`) after a move was made."""
+    cdef int sq, value, worst = 0
+    while still_threatened:
+        sq = pop_lsb(&still_threatened)
+        if b.squares[sq] == NO_PIECE or piece_type_of(b.squares[sq]) == KING:
+            continue
+        value = threat_value(b, sq, us)
+        if value > worst:
+            worst = value
+    return worst
 
 
 cdef double greater_targets(Board* b, Move m, int mover) noexcept nogil:
@@ -168,6 +186,9 @@ cdef void move_features(SearchState* s, Move m, Move tt_move, Bitboard threatene
     do_move(b, m)
     if b.checkers:
         features[FEATURE_CHECK] = 1.0
+    # The other threatened pieces: does the move defend them, block or take the attacker?
+    if (threatened & ~square_bb(from_sq)) and wanted(weights, FEATURE_IGNORED_THREAT):
+        features[FEATURE_IGNORED_THREAT] = -ignored_threat(b, threatened & ~square_bb(from_sq), us) / 100.0
     undo_move(b)
 
 
@@ -183,7 +204,8 @@ cdef void move_priors(SearchState* s, const Move* moves, int count, double tempe
     if temperature < 1e-3:
         temperature = 1e-3
     tt_move = table_move(s)
-    threatened = threatened_pieces(s) if wanted(weights, FEATURE_ESCAPE) else 0
+    threatened = threatened_pieces(s) if wanted(weights, FEATURE_ESCAPE) or wanted(weights, FEATURE_IGNORED_THREAT) \
+        else 0
     for i in range(count):
         move_features(s, moves[i], tt_move, threatened, weights, features)
         logit = 0.0

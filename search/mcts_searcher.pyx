@@ -39,7 +39,10 @@ from search.mcts_value cimport (
 )
 from search.mcts_priors cimport (
     move_priors, move_features, table_move, threatened_pieces, HAND_PRIOR_WEIGHTS, FITTED_PRIOR_WEIGHTS,
-    PRIOR_FEATURE_COUNT,
+    PRIOR_FEATURE_COUNT, FEATURE_TT_MOVE, FEATURE_CAPTURE, FEATURE_CAPTURE_GAIN, FEATURE_CAPTURE_LOSS,
+    FEATURE_QUIET_LOSS, FEATURE_QUEEN_PROMOTION, FEATURE_UNDER_PROMOTION, FEATURE_CHECK, FEATURE_HISTORY,
+    FEATURE_ESCAPE, FEATURE_PSQT, FEATURE_PAWN_THREAT, FEATURE_CASTLING, FEATURE_RECAPTURE, FEATURE_PIECE_THREAT,
+    FEATURE_IGNORED_THREAT,
 )
 from search.board.position cimport Position
 from search.timeman cimport TimeBudget
@@ -95,10 +98,17 @@ DEFAULT_DEEP_LEAF_WEIGHT = False
 # quiet-exchange, piece-square and pawn-threat features) instead of session 6's hand-set ones:
 # +218.9 +/- 81.9 in 86 games at 2 s + 0.02 s, SPRT H1 in session 12 (docs/mcts.md, "Fitted priors").
 DEFAULT_FITTED_PRIORS = True
-# The names of the features of prior_features(), in the order of mcts_priors.pxd's enum.
-PRIOR_FEATURES = ("tt_move", "capture", "capture_gain", "capture_loss", "quiet_loss", "queen_promotion",
-                  "under_promotion", "check", "history", "escape", "psqt", "pawn_threat", "castling",
-                  "recapture", "piece_threat")
+# The names of the features of prior_features(), indexed by mcts_priors.pxd's enum (a feature
+# missing here fails at import).
+_FEATURE_NAMES = {
+    FEATURE_TT_MOVE: "tt_move", FEATURE_CAPTURE: "capture", FEATURE_CAPTURE_GAIN: "capture_gain",
+    FEATURE_CAPTURE_LOSS: "capture_loss", FEATURE_QUIET_LOSS: "quiet_loss",
+    FEATURE_QUEEN_PROMOTION: "queen_promotion", FEATURE_UNDER_PROMOTION: "under_promotion",
+    FEATURE_CHECK: "check", FEATURE_HISTORY: "history", FEATURE_ESCAPE: "escape", FEATURE_PSQT: "psqt",
+    FEATURE_PAWN_THREAT: "pawn_threat", FEATURE_CASTLING: "castling", FEATURE_RECAPTURE: "recapture",
+    FEATURE_PIECE_THREAT: "piece_threat", FEATURE_IGNORED_THREAT: "ignored_threat",
+}
+PRIOR_FEATURES = tuple(_FEATURE_NAMES[k] for k in range(PRIOR_FEATURE_COUNT))
 
 _PROVEN_NAMES = {PROVEN_UNKNOWN: None, PROVEN_WIN: "win", PROVEN_LOSS: "loss", PROVEN_DRAW: "draw"}
 _PROVEN_CODES = {"win": PROVEN_WIN, "loss": PROVEN_LOSS, "draw": PROVEN_DRAW}

@@ -56,6 +56,31 @@ def test_a_threatened_piece_that_moves_to_safety_escapes() -> None:
     assert rows["b1c3"]["escape"] == 0.0
 
 
+def test_a_move_that_leaves_another_threatened_piece_threatened_ignores_the_threat() -> None:
+    # The knight on d4 is attacked by the pawn on e5 and not defended: a knight move is its own
+    # escape (not counted here), c2-c3 and e2-e3 defend it (the pawn still wins a knight for a
+    # pawn: 3.2 - 1), and b1-c3 leaves it hanging.
+    rows = features("rnbqkbnr/pppp1p1p/8/4p1p1/3N4/8/PPPPPPPP/RNBQKB1R w KQkq - 0 3")
+    assert rows["b1c3"]["ignored_threat"] == pytest.approx(-3.2)
+    assert rows["e2e3"]["ignored_threat"] == pytest.approx(-2.2)
+    assert rows["c2c3"]["ignored_threat"] == pytest.approx(-2.2)
+    assert rows["d4b5"]["ignored_threat"] == 0.0
+    # The bishop on c4, defended by the knight, is attacked by the pawn on b5: taking the pawn
+    # ends the threat, a king move does not.
+    rows = features("4k3/8/8/1p6/2B5/N7/8/4K3 w - - 0 1")
+    assert rows["a3b5"]["ignored_threat"] == 0.0
+    assert rows["e1e2"]["ignored_threat"] == pytest.approx(-2.3)
+    # Nothing threatened: no move ignores anything.
+    assert all(row["ignored_threat"] == 0.0 for row in features(chess.STARTING_FEN).values())
+
+
+def test_the_feature_names_follow_the_enum() -> None:
+    # A feature's name and its value line up: the table move is marked under "tt_move" only.
+    rows = features(chess.STARTING_FEN, "g1f3")
+    assert [name for name, value in rows["g1f3"].items() if value == 1.0] == ["tt_move"]
+    assert len(set(PRIOR_FEATURES)) == len(PRIOR_FEATURES)
+
+
 def test_a_pawn_push_that_attacks_a_piece_is_a_threat() -> None:
     # d4-d5 attacks the knight on c6 and e6 is empty; a2-a3 attacks nothing.
     rows = features("r1bqkbnr/pppppppp/2n5/8/3P4/8/PPP1PPPP/RNBQKBNR w KQkq - 1 2")
