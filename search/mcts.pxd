@@ -52,6 +52,14 @@ cdef enum:
 
 cdef enum:
     PRIOR_ONE = 65535    # a prior is stored in 1/65535ths: the node stays 32 bytes
+cdef enum:
+    # Refreshed priors (the `refresh_priors` candidate): an expanded node's children get new
+    # priors from an alpha-beta search of the node, which puts its best move in the table, at
+    # REFRESH_FIRST_VISITS visits with REFRESH_FIRST_DEPTH plies, then one ply deeper at each
+    # fourfold of visits (128, 512, ...) up to REFRESH_MAX_DEPTH plies.
+    REFRESH_FIRST_VISITS = 32
+    REFRESH_FIRST_DEPTH = 2
+    REFRESH_MAX_DEPTH = 8
 
 cdef enum:
     # A node's life, for threads that reach it at the same time (changed by compare-and-swap
@@ -125,6 +133,7 @@ cdef struct MCTSState:
     int playout_cap        # plies of a random playout before the evaluation decides
     bint recycle           # a full pool drops its least visited subtrees and the tree grows on
     bint deep_leaf_weight  # a leaf searched d plies deep counts as 1 + d visits (candidate)
+    bint refresh_priors    # PUCT: re-derive a node's priors from a search of it as its visits grow (candidate)
     uint64_t rng             # each thread has its own stream
 
     # The main thread's: stop, ponderhit, infinite and the clock, from the UCI thread;
@@ -174,6 +183,7 @@ cdef bint update_proof(NodePool* p, uint32_t node) noexcept nogil
 cdef void propagate_proof(NodePool* p, uint32_t node, uint32_t root) noexcept nogil
 cdef uint32_t best_child(const NodePool* p, uint32_t node) noexcept nogil
 cdef uint32_t expand(MCTSState* s, uint32_t node, const Move* allowed, int allowed_count) noexcept nogil
+cdef int refresh_depth(uint32_t visits) noexcept nogil     # refresh_priors' plies at this many visits, or 0
 
 # The search loops.  The main thread runs mcts_search (no GIL needed; it takes the GIL only to
 # report progress), each helper mcts_helper, all on the same pool and MCTSShared, which

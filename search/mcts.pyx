@@ -702,6 +702,49 @@ cdef uint32_t expand(MCTSState* s, uint32_t node, const Move* allowed, int allow
     return first
 
 
+cdef int refresh_depth(uint32_t visits) noexcept nogil:
+    """The plies of the search that refreshes a node's priors at `visits` visits, 0 when none
+    does: REFRESH_FIRST_DEPTH at REFRESH_FIRST_VISITS, one more at each fourfold after it."""
+    cdef uint32_t at = REFRESH_FIRST_VISITS
+    cdef int depth = REFRESH_FIRST_DEPTH
+    if visits < at or (visits & (visits - 1)) != 0:
+        return 0        # the cheap test that nearly every node fails: not a power of two
+    while at < visits and depth < REFRESH_MAX_DEPTH:
+        at <<= 2
+        depth += 1
+    return depth if at == visits else 0
+
+
+cdef void refresh_priors(MCTSState* s, uint32_t node, int ply, int depth) noexcept nogil:
+    """New priors for the children of `node` (the board stands at it, `ply` moves below the
+    root): a full-window alpha-beta search of `depth` plies leaves its best move and history
+    in the table and stacks, and move_priors() reads them as for a new node.
+
+    A move the first priors ruled out, a quiet one the features cannot see, can be the best
+    there is: once the node has the visits to pay for a search, the search finds it and its
+    prior rises.  With several threads, a node whose visits pass the threshold while others
+    walk it may be refreshed twice or not at all: a wasted search, never a wrong tree.
+    """
+    cdef NodePool* p = s.pool
+    cdef SearchState* qs = s.qs
+    cdef Move moves[MAX_MOVES]
+    cdef double priors[MAX_MOVES]
+    cdef uint32_t first = p.nodes[node].first_child, quantized
+    cdef int i, count = p.nodes[node].child_count
+    if count < 2:
+        return
+    qs.completed_depth = depth + ply // 2
+    negamax(qs, depth, -VALUE_INFINITE, VALUE_INFINITE, ply, False)
+    if qs.stopped:
+        return
+    for i in range(count):
+        moves[i] = p.nodes[first + i].move
+    move_priors(qs, moves, count, s.prior_temperature, s.prior_weights, priors)
+    for i in range(count):
+        quantized = <uint32_t>(priors[i] * PRIOR_ONE + 0.5)
+        p.nodes[first + i].prior = <uint16_t>(1 if quantized < 1 else quantized)
+
+
 # ---------------------------------------------------------------- one iteration
 
 cdef inline void enter_child(MCTSState* s, int ply, Move m) noexcept nogil:
@@ -737,7 +780,7 @@ cdef int iterate(MCTSState* s) noexcept nogil:
     cdef NodePool* p = s.pool
     cdef Board* b = &s.qs.board
     cdef uint32_t node = s.root, child, vl = s.virtual_loss
-    cdef int ply = 0, _undone, stage, proven, spins = 0
+    cdef int ply = 0, _undone, stage, proven, spins = 0, refresh
     cdef uint64_t nodes_before = s.qs.nodes
     cdef double value
     cdef uint32_t weight = 1
@@ -753,6 +796,10 @@ cdef int iterate(MCTSState* s) noexcept nogil:
         if stage == STAGE_EXPANDED:
             # Selection: down the expanded nodes.
             if s.selection == SELECT_PUCT:
+                if s.refresh_priors:
+                    refresh = refresh_depth(load_u32(&n.visits))
+                    if refresh > 0:
+                        refresh_priors(s, node, ply, refresh)
                 child = select_child_puct(p, node, s.c_puct, s.fpu_reduction, s.minimax_weight)
             else:
                 child = select_child(p, node, s.exploration, s.minimax_weight)

@@ -32,7 +32,7 @@ from search.mcts cimport (
     pool_allocate, pool_free, pool_new_root, pool_alloc, pool_keep_subtree, pool_recycle, pool_used,
     node_expanded,
     ucb_score, select_child, select_child_puct, backpropagate, backup_minimax, propagate_proof,
-    best_child, expand, shared_reset, helpers_not_started, stop_helpers, mcts_search, mcts_helper,
+    best_child, expand, refresh_depth, shared_reset, helpers_not_started, stop_helpers, mcts_search, mcts_helper,
 )
 from search.mcts_value cimport (
     VALUE_MODEL_LOGISTIC, VALUE_MODEL_WDL, board_material, probability_to_score, score_to_probability,
@@ -91,13 +91,16 @@ DEFAULT_RECYCLE = True          # a full pool recycles its least visited subtree
 # in session 11 (docs/mcts.md).
 DEFAULT_VISIT_SHARE_TIME = True
 # configure() names that only this searcher has (the others are the leaves', alpha-beta's names).
-OWN_SWITCHES = ("visit_share_time", "deep_leaf_weight", "fitted_priors")
+OWN_SWITCHES = ("visit_share_time", "deep_leaf_weight", "fitted_priors", "refresh_priors")
 # A candidate, off until games show it: a leaf searched d plies deep counts as 1 + d visits.
 DEFAULT_DEEP_LEAF_WEIGHT = False
 # Priors from the weights fitted to alpha-beta's moves (FITTED_PRIOR_WEIGHTS, with the escape,
 # quiet-exchange, piece-square and pawn-threat features) instead of session 6's hand-set ones:
 # +218.9 +/- 81.9 in 86 games at 2 s + 0.02 s, SPRT H1 in session 12 (docs/mcts.md, "Fitted priors").
 DEFAULT_FITTED_PRIORS = True
+# A candidate, off until games show it: an expanded node's priors are re-derived from an alpha-beta
+# search of it at 32, 128, 512, ... visits, 2, 3, 4, ... plies deep (mcts.pxd, REFRESH_*).
+DEFAULT_REFRESH_PRIORS = False
 # The names of the features of prior_features(), indexed by mcts_priors.pxd's enum (a feature
 # missing here fails at import).
 _FEATURE_NAMES = {
@@ -175,6 +178,7 @@ cdef class MCTSSearcher(Searcher):
     cdef public bint visit_share_time   # the stop rule's visit-share scaling (DEFAULT_VISIT_SHARE_TIME)
     cdef public bint deep_leaf_weight   # the backup's candidate (DEFAULT_DEEP_LEAF_WEIGHT)
     cdef public bint fitted_priors      # the priors' fitted weights, else the hand-set ones (DEFAULT_FITTED_PRIORS)
+    cdef public bint refresh_priors     # the priors' candidate (DEFAULT_REFRESH_PRIORS)
     cdef int leaf_code
     cdef int leaf_depth_value
     cdef int leaf_depth_root_value
@@ -367,13 +371,14 @@ cdef class MCTSSearcher(Searcher):
     def configure(self, **switches: bool) -> None:
         """Switch techniques on or off by name: `visit_share_time` (the stop rule's, adopted),
         `deep_leaf_weight` (the backup's candidate), `fitted_priors` (the priors' fitted weights,
-        adopted), and `tt_keep_exact` and the leaves' alpha-beta switches
-        (AlphaBetaSearcher.configure()'s names; the leaves never use aspiration windows).  A
-        switch not named is as by default; an unknown name is a TypeError.  KESTREL_SEARCH_ON/OFF
-        reach MCTS through this."""
+        adopted), `refresh_priors` (the priors' candidate: refreshed by searches as visits grow),
+        and `tt_keep_exact` and the leaves' alpha-beta switches (AlphaBetaSearcher.configure()'s
+        names; the leaves never use aspiration windows).  A switch not named is as by default;
+        an unknown name is a TypeError.  KESTREL_SEARCH_ON/OFF reach MCTS through this."""
         visit_share_time = bool(switches.pop("visit_share_time", DEFAULT_VISIT_SHARE_TIME))
         deep_leaf_weight = bool(switches.pop("deep_leaf_weight", DEFAULT_DEEP_LEAF_WEIGHT))
         fitted_priors = bool(switches.pop("fitted_priors", DEFAULT_FITTED_PRIORS))
+        refresh_priors = bool(switches.pop("refresh_priors", DEFAULT_REFRESH_PRIORS))
         keep_exact = bool(switches.pop("tt_keep_exact", False))
         leaf_config = with_switches(adopted_config(), switches)
         leaf_config["aspiration"] = False       # a leaf searches one full window, no iterations
@@ -381,6 +386,7 @@ cdef class MCTSSearcher(Searcher):
         self.visit_share_time = visit_share_time
         self.deep_leaf_weight = deep_leaf_weight
         self.fitted_priors = fitted_priors
+        self.refresh_priors = refresh_priors
         self.tt.exact_bonus = TT_EXACT_BONUS if keep_exact else 0
 
     @property
@@ -570,6 +576,7 @@ cdef class MCTSSearcher(Searcher):
         s.time = budget
         s.visit_share_time = self.visit_share_time
         s.deep_leaf_weight = self.deep_leaf_weight
+        s.refresh_priors = self.refresh_priors
         s.time_factor = 1.0
         qs.time = budget        # a leaf's search stops at the hard limit too
         s.playout_limit, s.depth_limit, s.mate_limit = limits.fixed_limits()
@@ -780,6 +787,14 @@ cdef class MCTSSearcher(Searcher):
                         "prior": c.prior / <double>PRIOR_ONE,
                         "proven": _PROVEN_NAMES[c.proven], "mate_plies": c.mate_plies})
         return out
+
+
+def prior_refresh_depth(visits: int) -> int:
+    """The plies of the search that refreshes a node's priors when it has `visits` visits
+    (the `refresh_priors` candidate), 0 when none does."""
+    if not 0 <= visits < 2**32:
+        raise ValueError(f"visits out of range: {visits}")
+    return refresh_depth(visits)
 
 
 # ---------------------------------------------------------------- speed
