@@ -53,7 +53,7 @@ cdef enum:
 cdef enum:
     PRIOR_ONE = 65535    # a prior is stored in 1/65535ths: the node stays 32 bytes
 cdef enum:
-    # Refreshed priors (the `refresh_priors` candidate): an expanded node's children get new
+    # Refreshed priors (the `refresh_priors` switch, on by default): an expanded node's children get new
     # priors from an alpha-beta search of the node, which puts its best move in the table, at
     # REFRESH_FIRST_VISITS visits with REFRESH_FIRST_DEPTH plies, then one ply deeper at each
     # fourfold of visits (128, 512, ...) up to REFRESH_MAX_DEPTH plies.
@@ -133,7 +133,7 @@ cdef struct MCTSState:
     int playout_cap        # plies of a random playout before the evaluation decides
     bint recycle           # a full pool drops its least visited subtrees and the tree grows on
     bint deep_leaf_weight  # a leaf searched d plies deep counts as 1 + d visits (candidate)
-    bint refresh_priors    # PUCT: re-derive a node's priors from a search of it as its visits grow (candidate)
+    bint refresh_priors    # PUCT: re-derive a node's priors from a search of it as its visits grow
     uint64_t rng             # each thread has its own stream
 
     # The main thread's: stop, ponderhit, infinite and the clock, from the UCI thread;

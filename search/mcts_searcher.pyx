@@ -98,9 +98,10 @@ DEFAULT_DEEP_LEAF_WEIGHT = False
 # quiet-exchange, piece-square and pawn-threat features) instead of session 6's hand-set ones:
 # +218.9 +/- 81.9 in 86 games at 2 s + 0.02 s, SPRT H1 in session 12 (docs/mcts.md, "Fitted priors").
 DEFAULT_FITTED_PRIORS = True
-# A candidate, off until games show it: an expanded node's priors are re-derived from an alpha-beta
-# search of it at 32, 128, 512, ... visits, 2, 3, 4, ... plies deep (mcts.pxd, REFRESH_*).
-DEFAULT_REFRESH_PRIORS = False
+# An expanded node's priors re-derived from an alpha-beta search of it at 32, 128, 512, ... visits,
+# 2, 3, 4, ... plies deep (mcts.pxd, REFRESH_*): +137.4 +/- 50.7 in 109 games at 2 s + 0.02 s, SPRT H1
+# in session 13 (docs/mcts.md, "Refreshed priors").
+DEFAULT_REFRESH_PRIORS = True
 # The names of the features of prior_features(), indexed by mcts_priors.pxd's enum (a feature
 # missing here fails at import).
 _FEATURE_NAMES = {
@@ -178,7 +179,7 @@ cdef class MCTSSearcher(Searcher):
     cdef public bint visit_share_time   # the stop rule's visit-share scaling (DEFAULT_VISIT_SHARE_TIME)
     cdef public bint deep_leaf_weight   # the backup's candidate (DEFAULT_DEEP_LEAF_WEIGHT)
     cdef public bint fitted_priors      # the priors' fitted weights, else the hand-set ones (DEFAULT_FITTED_PRIORS)
-    cdef public bint refresh_priors     # the priors' candidate (DEFAULT_REFRESH_PRIORS)
+    cdef public bint refresh_priors     # priors refreshed by searches of the node (DEFAULT_REFRESH_PRIORS)
     cdef int leaf_code
     cdef int leaf_depth_value
     cdef int leaf_depth_root_value
@@ -371,7 +372,7 @@ cdef class MCTSSearcher(Searcher):
     def configure(self, **switches: bool) -> None:
         """Switch techniques on or off by name: `visit_share_time` (the stop rule's, adopted),
         `deep_leaf_weight` (the backup's candidate), `fitted_priors` (the priors' fitted weights,
-        adopted), `refresh_priors` (the priors' candidate: refreshed by searches as visits grow),
+        adopted), `refresh_priors` (priors refreshed by searches as visits grow, adopted),
         and `tt_keep_exact` and the leaves' alpha-beta switches (AlphaBetaSearcher.configure()'s
         names; the leaves never use aspiration windows).  A switch not named is as by default;
         an unknown name is a TypeError.  KESTREL_SEARCH_ON/OFF reach MCTS through this."""
