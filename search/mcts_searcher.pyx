@@ -98,9 +98,9 @@ DEFAULT_DEEP_LEAF_WEIGHT = False
 # quiet-exchange, piece-square and pawn-threat features) instead of session 6's hand-set ones:
 # +218.9 +/- 81.9 in 86 games at 2 s + 0.02 s, SPRT H1 in session 12 (docs/mcts.md, "Fitted priors").
 DEFAULT_FITTED_PRIORS = True
-# An expanded node's priors re-derived from an alpha-beta search of it at 32, 128, 512, ... visits,
-# 2, 3, 4, ... plies deep (mcts.pxd, REFRESH_*): +137.4 +/- 50.7 in 109 games at 2 s + 0.02 s, SPRT H1
-# in session 13 (docs/mcts.md, "Refreshed priors").
+# An expanded node's priors re-derived from an alpha-beta search of it at 16, 64, 256, ... visits,
+# 2, 3, 4, ... plies deep (mcts.pxd, REFRESH_*): +137.4 +/- 50.7 in 109 games at 2 s + 0.02 s, SPRT H1,
+# from 32 visits; from 16 rather than 32, +35.8 in 600 more, in session 13 (docs/mcts.md, "Refreshed priors").
 DEFAULT_REFRESH_PRIORS = True
 # The names of the features of prior_features(), indexed by mcts_priors.pxd's enum (a feature
 # missing here fails at import).

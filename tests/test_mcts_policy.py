@@ -193,39 +193,42 @@ def test_the_fit_tool_refuses_games_without_positions(tmp_path: Path) -> None:
 
 
 def test_prior_refreshes_come_at_each_fourfold_of_visits_one_ply_deeper() -> None:
-    assert [prior_refresh_depth(v) for v in (0, 1, 16, 31, 32, 33, 64, 128, 256, 512, 2048)] == \
+    assert [prior_refresh_depth(v) for v in (0, 1, 8, 15, 16, 17, 32, 64, 128, 256, 1024)] == \
         [0, 0, 0, 0, 2, 0, 0, 3, 0, 4, 5]
-    assert prior_refresh_depth(2**17) == 8       # the deepest
-    assert prior_refresh_depth(2**19) == 0       # no deeper search after it
+    assert prior_refresh_depth(2**16) == 8       # the deepest
+    assert prior_refresh_depth(2**18) == 0       # no deeper search after it
     with pytest.raises(ValueError):
         prior_refresh_depth(-1)
 
 
 def refreshed_search(refresh: bool, playouts: int) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
     """(the root's priors at expansion, in the tree after `playouts` playouts, and as an expansion
-    would give them with the table and history the search left), quiescence leaves only."""
+    would give them with the table and history the search left), quiescence leaves only and flat
+    priors (temperature 5), so that no root move reaches the 16 visits of its own refresh."""
     fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8"
     searcher = MCTSSearcher(hash_mb=16)
     searcher.configure(refresh_priors=refresh)
     searcher.leaf_depth = 0
     searcher.leaf_depth_root = 0
+    searcher.prior_temperature = 5.0
     searcher.reuse_tree = False
     before = searcher.priors(Position(fen))
     searcher.search(Position(fen), SearchLimits(nodes=playouts))
     assert searcher.playouts == playouts
+    assert max(c["visits"] for c in searcher.root_children()) < 16
     tree = {c["move"]: c["prior"] for c in searcher.root_children()}
     return before, tree, searcher.priors(Position(fen))
 
 
 def test_without_refreshes_the_tree_keeps_the_expansion_priors() -> None:
-    before, tree, _ = refreshed_search(False, 100)
+    before, tree, _ = refreshed_search(False, 40)
     assert tree == pytest.approx(before, abs=1e-4)
 
 
 def test_a_refresh_gives_the_root_the_priors_of_its_search() -> None:
-    # Past 32 visits the root was searched 2 plies deep: its children's priors are those its
+    # At 16 visits the root was searched 2 plies deep: its children's priors are those its
     # table move and history give, no longer those of the expansion.
-    before, tree, after = refreshed_search(True, 100)
+    before, tree, after = refreshed_search(True, 40)
     assert tree == pytest.approx(after, abs=1e-4)
     assert tree != pytest.approx(before, abs=1e-3)
     assert sum(tree.values()) == pytest.approx(1.0, abs=1e-3)
