@@ -99,8 +99,9 @@ DEFAULT_DEEP_LEAF_WEIGHT = False
 # +218.9 +/- 81.9 in 86 games at 2 s + 0.02 s, SPRT H1 in session 12 (docs/mcts.md, "Fitted priors").
 DEFAULT_FITTED_PRIORS = True
 # An expanded node's priors re-derived from an alpha-beta search of it at 16, 64, 256, ... visits,
-# 2, 3, 4, ... plies deep (mcts.pxd, REFRESH_*): +137.4 +/- 50.7 in 109 games at 2 s + 0.02 s, SPRT H1,
-# from 32 visits; from 16 rather than 32, +35.8 in 600 more, in session 13 (docs/mcts.md, "Refreshed priors").
+# 2, 3, 4, ... plies deep (mcts.pxd, REFRESH_*).  Session 13, at 2 s + 0.02 s: on against off (from 32
+# visits), +137.4 +/- 50.7 in 109 games, SPRT H1; from 16 against 32, +36.6 +/- 22.2 in 600 games
+# (docs/mcts.md, "Refreshed priors").
 DEFAULT_REFRESH_PRIORS = True
 # The names of the features of prior_features(), indexed by mcts_priors.pxd's enum (a feature
 # missing here fails at import).
@@ -792,7 +793,7 @@ cdef class MCTSSearcher(Searcher):
 
 def prior_refresh_depth(visits: int) -> int:
     """The plies of the search that refreshes a node's priors when it has `visits` visits
-    (the `refresh_priors` candidate), 0 when none does."""
+    (the `refresh_priors` switch), 0 when none does."""
     if not 0 <= visits < 2**32:
         raise ValueError(f"visits out of range: {visits}")
     return refresh_depth(visits)
