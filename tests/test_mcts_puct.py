@@ -190,11 +190,12 @@ def test_a_searched_leaf_proves_a_mate_in_fewer_playouts() -> None:
     With c 1.0: the wider default (2.0) builds the mate in the tree sooner (132 playouts against 79);
     and with the same depth everywhere (no deeper leaves near the root), temperature 1 and the
     hand-set prior weights, as before session 11 (the fitted weights of session 12 find the quiet
-    king move at once, and quiescence leaves prove the mate in 24 playouts)."""
+    king move at once, and quiescence leaves prove the mate in 24 playouts), never refreshed (with
+    session 13's refreshes, a depth-2 search of the root finds the quiet move for quiescence leaves too)."""
     proofs = {}
     for depth in (0, 2):
         s = searcher(depth, c_puct=1.0, leaf_depth_root=0, prior_temperature=1.0)
-        s.configure(fitted_priors=False)
+        s.configure(fitted_priors=False, refresh_priors=False)
         result = s.search(Position(QUIET_MATE_IN_2), SearchLimits(nodes=3000))
         assert result.score[0] == "mate" and 2 <= result.score[1] <= 3 and s.stop_reason == "proven"
         # Every reply to the first move still loses to a forced mate, one move sooner (alpha-beta checks).
