@@ -535,6 +535,21 @@ cdef inline int leaf_search_depth(const MCTSState* s, int ply) noexcept nogil:
     return near_root if near_root > s.leaf_depth else s.leaf_depth
 
 
+cdef inline int node_search(SearchState* qs, int depth, int ply) noexcept nogil:
+    """A full-window alpha-beta search of `depth` plies of the tree node at qs.board, `ply` moves
+    below the root (a searched leaf's value, a refresh's best move in the table)."""
+    # Check extensions stop 2 * completed_depth + 8 plies from the root: measured from the
+    # node, as iterative deepening's depth-`depth` iteration would allow them.
+    qs.completed_depth = depth + ply // 2
+    return negamax(qs, depth, -VALUE_INFINITE, VALUE_INFINITE, ply, False)
+
+
+cdef inline uint16_t quantized_prior(double prior) noexcept nogil:
+    """A prior in 1/PRIOR_ONE, never 0: a move the prior rules out must stay reachable through FPU."""
+    cdef uint32_t quantized = <uint32_t>(prior * PRIOR_ONE + 0.5)
+    return <uint16_t>(1 if quantized < 1 else quantized)
+
+
 cdef double searched_value(MCTSState* s, int ply) noexcept nogil:
     """The leaf's score as a win probability for the side to move: a full-window alpha-beta
     search of leaf_search_depth() plies and its quiescence search (depth 0: the quiescence search).
@@ -555,10 +570,7 @@ cdef double searched_value(MCTSState* s, int ply) noexcept nogil:
         # PV node would not cut on it by itself.
         score = score_from_tt(entry.score, ply)
     else:
-        # Check extensions stop 2 * completed_depth + 8 plies from the root: measured from
-        # the leaf, as iterative deepening's depth-`depth` iteration would allow them.
-        qs.completed_depth = depth + ply // 2
-        score = negamax(qs, depth, -VALUE_INFINITE, VALUE_INFINITE, ply, False)
+        score = node_search(qs, depth, ply)
     if score >= MATE_IN_MAX_PLY:
         return 1.0
     if score <= -MATE_IN_MAX_PLY:
@@ -656,7 +668,6 @@ cdef uint32_t expand(MCTSState* s, uint32_t node, const Move* allowed, int allow
     cdef MoveList moves
     cdef double priors[MAX_MOVES]
     cdef int i, j, count = 0, key
-    cdef uint32_t quantized
     cdef Move m
     cdef uint32_t first
     generate_legal(b, &moves)
@@ -690,9 +701,7 @@ cdef uint32_t expand(MCTSState* s, uint32_t node, const Move* allowed, int allow
     for i in range(count):
         init_node(&p.nodes[first + i], node, moves.moves[i])
         if s.selection == SELECT_PUCT:
-            # Never 0: a move the prior rules out must still be reachable through FPU.
-            quantized = <uint32_t>(priors[i] * PRIOR_ONE + 0.5)
-            p.nodes[first + i].prior = <uint16_t>(1 if quantized < 1 else quantized)
+            p.nodes[first + i].prior = quantized_prior(priors[i])
         else:
             p.nodes[first + i].prior = <uint16_t>(PRIOR_ONE // count)
     p.nodes[node].first_child = first
@@ -729,20 +738,18 @@ cdef void refresh_priors(MCTSState* s, uint32_t node, int ply, int depth) noexce
     cdef SearchState* qs = s.qs
     cdef Move moves[MAX_MOVES]
     cdef double priors[MAX_MOVES]
-    cdef uint32_t first = p.nodes[node].first_child, quantized
+    cdef uint32_t first = p.nodes[node].first_child
     cdef int i, count = p.nodes[node].child_count
     if count < 2:
         return
-    qs.completed_depth = depth + ply // 2
-    negamax(qs, depth, -VALUE_INFINITE, VALUE_INFINITE, ply, False)
+    node_search(qs, depth, ply)
     if qs.stopped:
         return
     for i in range(count):
         moves[i] = p.nodes[first + i].move
     move_priors(qs, moves, count, s.prior_temperature, s.prior_weights, priors)
     for i in range(count):
-        quantized = <uint32_t>(priors[i] * PRIOR_ONE + 0.5)
-        p.nodes[first + i].prior = <uint16_t>(1 if quantized < 1 else quantized)
+        p.nodes[first + i].prior = quantized_prior(priors[i])
 
 
 # ---------------------------------------------------------------- one iteration

@@ -105,7 +105,7 @@ cdef int ignored_threat(Board* b, Bitboard still_threatened, int us) noexcept no
     while still_threatened:
         sq = pop_lsb(&still_threatened)
         if b.squares[sq] == NO_PIECE or piece_type_of(b.squares[sq]) == KING:
-            continue
+            continue        # castling moved the rook away (the mover itself is never passed)
         value = threat_value(b, sq, us)
         if value > worst:
             worst = value
