@@ -56,8 +56,9 @@ cdef enum:
     # Refreshed priors (the `refresh_priors` switch, on by default): an expanded node's children get new
     # priors from an alpha-beta search of the node, which puts its best move in the table, at
     # REFRESH_FIRST_VISITS visits with REFRESH_FIRST_DEPTH plies, then one ply deeper at each
-    # fourfold of visits (64, 256, ...) up to REFRESH_MAX_DEPTH plies.  16 beat 32 by games.
+    # 2**REFRESH_STEP_SHIFT-fold of visits (64, 256, ...) up to REFRESH_MAX_DEPTH plies.  16 beat 32 by games.
     REFRESH_FIRST_VISITS = 16
+    REFRESH_STEP_SHIFT = 2
     REFRESH_FIRST_DEPTH = 2
     REFRESH_MAX_DEPTH = 8
 

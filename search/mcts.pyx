@@ -713,13 +713,14 @@ cdef uint32_t expand(MCTSState* s, uint32_t node, const Move* allowed, int allow
 
 cdef int refresh_depth(uint32_t visits) noexcept nogil:
     """The plies of the search that refreshes a node's priors at `visits` visits, 0 when none
-    does: REFRESH_FIRST_DEPTH at REFRESH_FIRST_VISITS, one more at each fourfold after it."""
+    does: REFRESH_FIRST_DEPTH at REFRESH_FIRST_VISITS, one more each time the visits grow
+    2**REFRESH_STEP_SHIFT-fold after it."""
     cdef uint32_t at = REFRESH_FIRST_VISITS
     cdef int depth = REFRESH_FIRST_DEPTH
     if visits < at or (visits & (visits - 1)) != 0:
         return 0        # the cheap test that nearly every node fails: not a power of two
     while at < visits and depth < REFRESH_MAX_DEPTH:
-        at <<= 2
+        at <<= REFRESH_STEP_SHIFT
         depth += 1
     return depth if at == visits else 0
 
