@@ -55,12 +55,16 @@ cdef enum:
 cdef enum:
     # Refreshed priors (the `refresh_priors` switch, on by default): an expanded node's children get new
     # priors from an alpha-beta search of the node, which puts its best move in the table, at
-    # REFRESH_FIRST_VISITS visits with REFRESH_FIRST_DEPTH plies, then one ply deeper at each
-    # 2**REFRESH_STEP_SHIFT-fold of visits (64, 256, ...) up to REFRESH_MAX_DEPTH plies.  16 beat 32 by games.
+    # REFRESH_FIRST_VISITS visits with REFRESH_FIRST_DEPTH plies, then one ply deeper each time the
+    # visits grow 2**REFRESH_STEP_SHIFT-fold (32, 64, 128, ...) up to REFRESH_MAX_DEPTH plies.  By games:
+    # 16 beat 32, a doubling beat a fourfold (docs/mcts.md, "Refreshed priors").
     REFRESH_FIRST_VISITS = 16
-    REFRESH_STEP_SHIFT = 2
+    REFRESH_STEP_SHIFT = 1
     REFRESH_FIRST_DEPTH = 2
     REFRESH_MAX_DEPTH = 8
+    # The `refresh_value` candidate: a refresh also moves the node's mean result this many
+    # thousandths of the way to its search's value.
+    REFRESH_VALUE_SHARE = 500
 
 cdef enum:
     # A node's life, for threads that reach it at the same time (changed by compare-and-swap
@@ -135,6 +139,7 @@ cdef struct MCTSState:
     bint recycle           # a full pool drops its least visited subtrees and the tree grows on
     bint deep_leaf_weight  # a leaf searched d plies deep counts as 1 + d visits (candidate)
     bint refresh_priors    # PUCT: re-derive a node's priors from a search of it as its visits grow
+    double refresh_value_share   # a refresh moves the node's mean this share of the way to its search's value (0: off)
     uint64_t rng             # each thread has its own stream
 
     # The main thread's: stop, ponderhit, infinite and the clock, from the UCI thread;

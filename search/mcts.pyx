@@ -556,8 +556,7 @@ cdef double searched_value(MCTSState* s, int ply) noexcept nogil:
 
     The search runs on the tree's own board and stacks at the leaf's ply, so repetitions
     with the path count, the null move sees the move before it, and the table it shares
-    with every other leaf of this search (and the next) orders its moves.  A mate it finds
-    is a near-certain result (1 or 0), left to the solver to prove with its distance.
+    with every other leaf of this search (and the next) orders its moves.
     """
     cdef SearchState* qs = s.qs
     cdef TTEntry entry
@@ -571,11 +570,17 @@ cdef double searched_value(MCTSState* s, int ply) noexcept nogil:
         score = score_from_tt(entry.score, ply)
     else:
         score = node_search(qs, depth, ply)
+    return score_value(s, score)
+
+
+cdef inline double score_value(MCTSState* s, int score) noexcept nogil:
+    """A search's score at the board as a win probability for the side to move.  A mate
+    found is a near-certain result (1 or 0), left to the solver to prove with its distance."""
     if score >= MATE_IN_MAX_PLY:
         return 1.0
     if score <= -MATE_IN_MAX_PLY:
         return 0.0
-    return score_to_probability(score, s.value_model, board_material(&qs.board))
+    return score_to_probability(score, s.value_model, board_material(&s.qs.board))
 
 
 cdef double playout_value(MCTSState* s, int ply) noexcept nogil:
@@ -725,6 +730,18 @@ cdef int refresh_depth(uint32_t visits) noexcept nogil:
     return depth if at == visits else 0
 
 
+cdef void shift_value(NodePool* p, uint32_t node, double value, double share) noexcept nogil:
+    """Move `node`'s mean result `share` of the way to `value` (for the player who moved into
+    it), its visits unchanged: as if that share of its playouts had returned `value`.  Each
+    ancestor's sum changes by as much, seen from its side, so every mean stays the average
+    of what lies below it."""
+    cdef double delta = share * (value * load_u32(&p.nodes[node].visits) - load_f64(&p.nodes[node].value_sum))
+    while node != NODE_NONE:
+        add_f64(&p.nodes[node].value_sum, delta)
+        delta = -delta      # the parent's mover is the other player
+        node = p.nodes[node].parent
+
+
 cdef void refresh_priors(MCTSState* s, uint32_t node, int ply, int depth) noexcept nogil:
     """New priors for the children of `node` (the board stands at it, `ply` moves below the
     root): a full-window alpha-beta search of `depth` plies leaves its best move and history
@@ -740,12 +757,14 @@ cdef void refresh_priors(MCTSState* s, uint32_t node, int ply, int depth) noexce
     cdef Move moves[MAX_MOVES]
     cdef double priors[MAX_MOVES]
     cdef uint32_t first = p.nodes[node].first_child
-    cdef int i, count = p.nodes[node].child_count
+    cdef int i, score, count = p.nodes[node].child_count
     if count < 2:
         return
-    node_search(qs, depth, ply)
+    score = node_search(qs, depth, ply)
     if qs.stopped:
         return
+    if s.refresh_value_share > 0.0:
+        shift_value(p, node, 1.0 - score_value(s, score), s.refresh_value_share)
     for i in range(count):
         moves[i] = p.nodes[first + i].move
     move_priors(qs, moves, count, s.prior_temperature, s.prior_weights, priors)
@@ -1086,7 +1105,8 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
             report_progress(s.reporter, REPORT_ITERATION, 0)
         result = iterate(s)
         if result < 0:
-            s.stop_reason = STOP_SIGNAL
+            # A leaf's or a refresh's search stopped: by `stop`, or by the clock's hard limit.
+            s.stop_reason = STOP_SIGNAL if load_flag(&s.signals.stop_requested) else STOP_TIME
             break
     finish_helpers(s)
     report_progress(s.reporter, REPORT_FINAL, 0)

@@ -32,7 +32,7 @@ from search.mcts cimport (
     pool_allocate, pool_free, pool_new_root, pool_alloc, pool_keep_subtree, pool_recycle, pool_used,
     node_expanded,
     ucb_score, select_child, select_child_puct, backpropagate, backup_minimax, propagate_proof,
-    best_child, expand, refresh_depth, shared_reset, helpers_not_started, stop_helpers, mcts_search, mcts_helper,
+    REFRESH_VALUE_SHARE, best_child, expand, refresh_depth, shared_reset, helpers_not_started, stop_helpers, mcts_search, mcts_helper,
 )
 from search.mcts_value cimport (
     VALUE_MODEL_LOGISTIC, VALUE_MODEL_WDL, board_material, probability_to_score, score_to_probability,
@@ -91,18 +91,22 @@ DEFAULT_RECYCLE = True          # a full pool recycles its least visited subtree
 # in session 11 (docs/mcts.md).
 DEFAULT_VISIT_SHARE_TIME = True
 # configure() names that only this searcher has (the others are the leaves', alpha-beta's names).
-OWN_SWITCHES = ("visit_share_time", "deep_leaf_weight", "fitted_priors", "refresh_priors")
+OWN_SWITCHES = ("visit_share_time", "deep_leaf_weight", "fitted_priors", "refresh_priors", "refresh_value")
 # A candidate, off until games show it: a leaf searched d plies deep counts as 1 + d visits.
 DEFAULT_DEEP_LEAF_WEIGHT = False
 # Priors from the weights fitted to alpha-beta's moves (FITTED_PRIOR_WEIGHTS, with the escape,
 # quiet-exchange, piece-square and pawn-threat features) instead of session 6's hand-set ones:
 # +218.9 +/- 81.9 in 86 games at 2 s + 0.02 s, SPRT H1 in session 12 (docs/mcts.md, "Fitted priors").
 DEFAULT_FITTED_PRIORS = True
-# An expanded node's priors re-derived from an alpha-beta search of it at 16, 64, 256, ... visits,
-# 2, 3, 4, ... plies deep (mcts.pxd, REFRESH_*).  Session 13, at 2 s + 0.02 s: on against off (from 32
-# visits), +137.4 +/- 50.7 in 109 games, SPRT H1; from 16 against 32, +36.6 +/- 22.2 in 600 games
-# (docs/mcts.md, "Refreshed priors").
+# An expanded node's priors re-derived from an alpha-beta search of it at 16, 32, 64, ... visits,
+# 2, 3, 4, ... plies deep (mcts.pxd, REFRESH_*).  At 2 s + 0.02 s: on against off (from 32 visits,
+# fourfold steps), +137.4 +/- 50.7 in 109 games, SPRT H1; from 16 against 32, +36.6 +/- 22.2 in 600
+# games (session 13); doubling against fourfold steps, +112.5 +/- 50.8 in 131 games, SPRT H1
+# (session 14; docs/mcts.md, "Refreshed priors").
 DEFAULT_REFRESH_PRIORS = True
+# A candidate, off until games show it: a refresh also moves the node's mean result halfway
+# (mcts.pxd, REFRESH_VALUE_SHARE) to the value of its search.
+DEFAULT_REFRESH_VALUE = False
 # The names of the features of prior_features(), indexed by mcts_priors.pxd's enum (a feature
 # missing here fails at import).
 _FEATURE_NAMES = {
@@ -181,6 +185,7 @@ cdef class MCTSSearcher(Searcher):
     cdef public bint deep_leaf_weight   # the backup's candidate (DEFAULT_DEEP_LEAF_WEIGHT)
     cdef public bint fitted_priors      # the priors' fitted weights, else the hand-set ones (DEFAULT_FITTED_PRIORS)
     cdef public bint refresh_priors     # priors refreshed by searches of the node (DEFAULT_REFRESH_PRIORS)
+    cdef public bint refresh_value      # those searches' values shift the node's mean (DEFAULT_REFRESH_VALUE)
     cdef int leaf_code
     cdef int leaf_depth_value
     cdef int leaf_depth_root_value
@@ -374,6 +379,7 @@ cdef class MCTSSearcher(Searcher):
         """Switch techniques on or off by name: `visit_share_time` (the stop rule's, adopted),
         `deep_leaf_weight` (the backup's candidate), `fitted_priors` (the priors' fitted weights,
         adopted), `refresh_priors` (priors refreshed by searches as visits grow, adopted),
+        `refresh_value` (those searches' values shift the node's mean, a candidate),
         and `tt_keep_exact` and the leaves' alpha-beta switches (AlphaBetaSearcher.configure()'s
         names; the leaves never use aspiration windows).  A switch not named is as by default;
         an unknown name is a TypeError.  KESTREL_SEARCH_ON/OFF reach MCTS through this."""
@@ -381,6 +387,7 @@ cdef class MCTSSearcher(Searcher):
         deep_leaf_weight = bool(switches.pop("deep_leaf_weight", DEFAULT_DEEP_LEAF_WEIGHT))
         fitted_priors = bool(switches.pop("fitted_priors", DEFAULT_FITTED_PRIORS))
         refresh_priors = bool(switches.pop("refresh_priors", DEFAULT_REFRESH_PRIORS))
+        refresh_value = bool(switches.pop("refresh_value", DEFAULT_REFRESH_VALUE))
         keep_exact = bool(switches.pop("tt_keep_exact", False))
         leaf_config = with_switches(adopted_config(), switches)
         leaf_config["aspiration"] = False       # a leaf searches one full window, no iterations
@@ -389,6 +396,7 @@ cdef class MCTSSearcher(Searcher):
         self.deep_leaf_weight = deep_leaf_weight
         self.fitted_priors = fitted_priors
         self.refresh_priors = refresh_priors
+        self.refresh_value = refresh_value
         self.tt.exact_bonus = TT_EXACT_BONUS if keep_exact else 0
 
     @property
@@ -579,6 +587,7 @@ cdef class MCTSSearcher(Searcher):
         s.visit_share_time = self.visit_share_time
         s.deep_leaf_weight = self.deep_leaf_weight
         s.refresh_priors = self.refresh_priors
+        s.refresh_value_share = REFRESH_VALUE_SHARE / 1000.0 if self.refresh_value else 0.0
         s.time_factor = 1.0
         qs.time = budget        # a leaf's search stops at the hard limit too
         s.playout_limit, s.depth_limit, s.mate_limit = limits.fixed_limits()
@@ -725,10 +734,15 @@ cdef class MCTSSearcher(Searcher):
         while another thread expanded it may lack its own visit (but never have one more).
         With `deep_leaf_weight` a leaf's own visit counts as 1 + its search depth, which a kept
         tree no longer knows: such a node only has to have at least one visit of its own.
+
+        Values: what an expanded node's sum holds beyond its children's (each seen from the
+        other side) is its own visits' results, each in [0, 1], except with `refresh_value`,
+        which moves a refreshed node's mean without its children's.
         """
         cdef uint32_t i, j, child, depth, used = pool_used(&self.pool)
         cdef const Node* n
         cdef uint64_t below
+        cdef double own_sum
         cdef bint own_visits_vary = self.tree_was_full or self.deep_leaf_weight
         problems = []
         for i in range(used):
@@ -738,9 +752,11 @@ cdef class MCTSSearcher(Searcher):
                     problems.append(f"node {i}: expanded with children {n.first_child}+{n.child_count}")
                     continue
                 below = 0
+                own_sum = n.value_sum
                 for j in range(n.child_count):
                     child = n.first_child + j
                     below += self.pool.nodes[child].visits
+                    own_sum -= self.pool.nodes[child].visits - self.pool.nodes[child].value_sum
                     if self.pool.nodes[child].parent != i:
                         problems.append(f"node {child}: parent {self.pool.nodes[child].parent}, not {i}")
                 if i == self.state.root:
@@ -754,6 +770,9 @@ cdef class MCTSSearcher(Searcher):
                         problems.append(f"node {i}: {n.visits} visits, {below} below it")
                 elif n.visits != below + 1 and (strict or n.visits != below):
                     problems.append(f"node {i}: {n.visits} visits, {below} below it + 1")
+                if not self.refresh_value and n.visits >= below and \
+                        not -1e-6 <= own_sum <= n.visits - below + 1e-6:
+                    problems.append(f"node {i}: own results sum to {own_sum} for {n.visits - below} visits")
             elif n.stage == STAGE_NEW:
                 if n.visits != 0 and i != self.state.root:
                     problems.append(f"new node {i}: {n.visits} visits")

@@ -192,11 +192,11 @@ def test_the_fit_tool_refuses_games_without_positions(tmp_path: Path) -> None:
     assert policy_fit.main([str(path)]) == 2
 
 
-def test_prior_refreshes_come_at_each_fourfold_of_visits_one_ply_deeper() -> None:
-    assert [prior_refresh_depth(v) for v in (0, 1, 8, 15, 16, 17, 32, 64, 128, 256, 1024)] == \
-        [0, 0, 0, 0, 2, 0, 0, 3, 0, 4, 5]
-    assert prior_refresh_depth(2**16) == 8       # the deepest
-    assert prior_refresh_depth(2**18) == 0       # no deeper search after it
+def test_prior_refreshes_come_at_each_doubling_of_visits_one_ply_deeper() -> None:
+    assert [prior_refresh_depth(v) for v in (0, 1, 8, 15, 16, 17, 32, 48, 64, 100, 128, 256)] == \
+        [0, 0, 0, 0, 2, 0, 3, 0, 4, 0, 5, 6]
+    assert prior_refresh_depth(2**10) == 8       # the deepest
+    assert prior_refresh_depth(2**11) == 0       # no deeper search after it
     with pytest.raises(ValueError):
         prior_refresh_depth(-1)
 
@@ -232,3 +232,21 @@ def test_a_refresh_gives_the_root_the_priors_of_its_search() -> None:
     assert tree == pytest.approx(after, abs=1e-4)
     assert tree != pytest.approx(before, abs=1e-3)
     assert sum(tree.values()) == pytest.approx(1.0, abs=1e-3)
+
+
+def test_refresh_value_moves_the_means_of_refreshed_nodes_and_keeps_the_tree_sound() -> None:
+    # The candidate changes the values selection reads, so the same playouts grow another tree;
+    # with it off, every expanded node's own results are consistent with its children's
+    # (tree_problems checks that), with it on the visits still are.
+    fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8"
+    trees = []
+    for refresh_value in (False, True):
+        searcher = MCTSSearcher(hash_mb=16)
+        searcher.configure(refresh_value=refresh_value)
+        assert searcher.refresh_value is refresh_value
+        searcher.reuse_tree = False
+        searcher.search(Position(fen), SearchLimits(nodes=3000))
+        assert searcher.tree_problems() == []
+        trees.append({c["move"]: (c["visits"], c["value"]) for c in searcher.root_children()})
+    assert trees[0] != trees[1]
+    assert all(0.0 <= value <= 1.0 for visits, value in trees[1].values() if visits)
