@@ -32,7 +32,8 @@ from search.mcts cimport (
     pool_allocate, pool_free, pool_new_root, pool_alloc, pool_keep_subtree, pool_recycle, pool_used,
     node_expanded,
     ucb_score, select_child, select_child_puct, backpropagate, backup_minimax, propagate_proof,
-    REFRESH_VALUE_SHARE, best_child, expand, refresh_depth, shared_reset, helpers_not_started, stop_helpers, mcts_search, mcts_helper,
+    REFRESH_VALUE_SHARE, best_child, expand, refresh_depth, shared_reset, helpers_not_started, stop_helpers,
+    mcts_search, mcts_helper,
 )
 from search.mcts_value cimport (
     VALUE_MODEL_LOGISTIC, VALUE_MODEL_WDL, board_material, probability_to_score, score_to_probability,
