@@ -1096,7 +1096,7 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
         if soft_budget_spent(&s.time, s.signals, s.time_factor):
             s.stop_reason = STOP_TIME
             break
-        if clock_check and settled(s, elapsed):
+        if clock_check and s.settled_stop and settled(s, elapsed):
             s.stop_reason = STOP_SETTLED
             break
         s.stop_reason = STOP_NONE

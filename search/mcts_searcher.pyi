@@ -25,6 +25,7 @@ DEFAULT_LEAF_DEPTH_ROOT: int
 DEFAULT_VALUE_MODEL: str
 DEFAULT_RECYCLE: bool
 DEFAULT_VISIT_SHARE_TIME: bool
+DEFAULT_SETTLED_STOP: bool
 DEFAULT_DEEP_LEAF_WEIGHT: bool
 DEFAULT_FITTED_PRIORS: bool
 PRIOR_FEATURES: tuple[str, ...]
@@ -42,6 +43,7 @@ class MCTSSearcher(Searcher):
     reuse_tree: bool
     recycle: bool
     visit_share_time: bool
+    settled_stop: bool
     deep_leaf_weight: bool
     fitted_priors: bool
     leaf_mode: str

@@ -91,8 +91,12 @@ DEFAULT_RECYCLE = True          # a full pool recycles its least visited subtree
 # node-share rule, as alpha-beta's node_time_management): +38.4 +/- 36.3 in 300 games at 2 s + 0.02 s
 # in session 11 (docs/mcts.md).
 DEFAULT_VISIT_SHARE_TIME = True
+# Under a clock, stop once the most visited root move cannot be overtaken before the soft limit
+# (settled() in mcts.pyx; the rule MCTS has had since its first session).
+DEFAULT_SETTLED_STOP = True
 # configure() names that only this searcher has (the others are the leaves', alpha-beta's names).
-OWN_SWITCHES = ("visit_share_time", "deep_leaf_weight", "fitted_priors", "refresh_priors", "refresh_value")
+OWN_SWITCHES = ("visit_share_time", "settled_stop", "deep_leaf_weight", "fitted_priors", "refresh_priors",
+                "refresh_value")
 # A candidate, off until games show it: a leaf searched d plies deep counts as 1 + d visits.
 DEFAULT_DEEP_LEAF_WEIGHT = False
 # Priors from the weights fitted to alpha-beta's moves (FITTED_PRIOR_WEIGHTS, with the escape,
@@ -183,6 +187,7 @@ cdef class MCTSSearcher(Searcher):
     cdef public bint reuse_tree
     cdef public bint recycle            # a full pool drops its least visited subtrees (mcts.pxd)
     cdef public bint visit_share_time   # the stop rule's visit-share scaling (DEFAULT_VISIT_SHARE_TIME)
+    cdef public bint settled_stop       # the early stop once the best move is settled (DEFAULT_SETTLED_STOP)
     cdef public bint deep_leaf_weight   # the backup's candidate (DEFAULT_DEEP_LEAF_WEIGHT)
     cdef public bint fitted_priors      # the priors' fitted weights, else the hand-set ones (DEFAULT_FITTED_PRIORS)
     cdef public bint refresh_priors     # priors refreshed by searches of the node (DEFAULT_REFRESH_PRIORS)
@@ -378,6 +383,7 @@ cdef class MCTSSearcher(Searcher):
 
     def configure(self, **switches: bool) -> None:
         """Switch techniques on or off by name: `visit_share_time` (the stop rule's, adopted),
+        `settled_stop` (the early stop once the most visited move cannot be overtaken, on),
         `deep_leaf_weight` (the backup's candidate), `fitted_priors` (the priors' fitted weights,
         adopted), `refresh_priors` (priors refreshed by searches as visits grow, adopted),
         `refresh_value` (those searches' values shift the node's mean, a candidate),
@@ -385,6 +391,7 @@ cdef class MCTSSearcher(Searcher):
         names; the leaves never use aspiration windows).  A switch not named is as by default;
         an unknown name is a TypeError.  KESTREL_SEARCH_ON/OFF reach MCTS through this."""
         visit_share_time = bool(switches.pop("visit_share_time", DEFAULT_VISIT_SHARE_TIME))
+        settled_stop = bool(switches.pop("settled_stop", DEFAULT_SETTLED_STOP))
         deep_leaf_weight = bool(switches.pop("deep_leaf_weight", DEFAULT_DEEP_LEAF_WEIGHT))
         fitted_priors = bool(switches.pop("fitted_priors", DEFAULT_FITTED_PRIORS))
         refresh_priors = bool(switches.pop("refresh_priors", DEFAULT_REFRESH_PRIORS))
@@ -394,6 +401,7 @@ cdef class MCTSSearcher(Searcher):
         leaf_config["aspiration"] = False       # a leaf searches one full window, no iterations
         self.qs.config = leaf_config
         self.visit_share_time = visit_share_time
+        self.settled_stop = settled_stop
         self.deep_leaf_weight = deep_leaf_weight
         self.fitted_priors = fitted_priors
         self.refresh_priors = refresh_priors
@@ -586,6 +594,7 @@ cdef class MCTSSearcher(Searcher):
         tt_new_search(&self.tt)
         s.time = budget
         s.visit_share_time = self.visit_share_time
+        s.settled_stop = self.settled_stop
         s.deep_leaf_weight = self.deep_leaf_weight
         s.refresh_priors = self.refresh_priors
         s.refresh_value_share = REFRESH_VALUE_SHARE / 1000.0 if self.refresh_value else 0.0

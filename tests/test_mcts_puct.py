@@ -22,6 +22,7 @@ from search.mcts_searcher import (
     DEFAULT_PRIOR_TEMPERATURE,
     DEFAULT_RECYCLE,
     DEFAULT_SELECTION,
+    DEFAULT_SETTLED_STOP,
     DEFAULT_VALUE_MODEL,
     DEFAULT_VISIT_SHARE_TIME,
     PRIOR_FEATURES,
@@ -313,6 +314,16 @@ def test_one_winning_capture_stops_before_its_time() -> None:
     result = s.search(Position(HANGING_QUEEN), SearchLimits(wtime=120000, btime=120000))
     assert result.best_move == "c1g5"
     assert s.stop_reason == "settled"
+
+
+def test_without_the_settled_stop_the_search_runs_to_its_soft_limit() -> None:
+    """settled_stop off: the same one-move position is searched until the clock's soft limit."""
+    s = searcher(0)
+    s.configure(settled_stop=False)
+    assert DEFAULT_SETTLED_STOP is True and s.settled_stop is False
+    result = s.search(Position(HANGING_QUEEN), SearchLimits(wtime=20000, btime=20000))
+    assert result.best_move == "c1g5"
+    assert s.stop_reason == "time"
 
 
 def test_movetime_is_used_to_the_end() -> None:
