@@ -146,7 +146,7 @@ cdef struct MCTSState:
     # a helper's: the helpers' stop (shared.helper_signals).
     SearchSignals* signals
     TimeBudget time          # the clock's soft and hard limits for this move
-    bint visit_share_time    # scale the soft limit by the most visited root move's share (candidate)
+    bint visit_share_time    # scale the soft limit by the most visited root move's share (adopted)
     bint settled_stop        # stop before the soft limit once the most visited root move cannot be overtaken
     double time_factor       # the soft limit's current scale (1: as the time manager planned)
     uint64_t playout_limit   # 0: none
