@@ -65,6 +65,11 @@ cdef enum:
     # The `refresh_value` candidate: a refresh also moves the node's mean result this many
     # thousandths of the way to its search's value.
     REFRESH_VALUE_SHARE = 500
+    # The `deep_root_refresh` candidate: the root's refreshes search ROOT_REFRESH_EXTRA plies deeper
+    # than another node's at the same visits, and go on deepening past REFRESH_MAX_DEPTH (up to
+    # ROOT_REFRESH_MAX_DEPTH): the root's priors decide the move, and alpha-beta searches it deeper.
+    ROOT_REFRESH_EXTRA = 2
+    ROOT_REFRESH_MAX_DEPTH = 40
 
 cdef enum:
     # A node's life, for threads that reach it at the same time (changed by compare-and-swap
@@ -140,6 +145,8 @@ cdef struct MCTSState:
     bint deep_leaf_weight  # a leaf searched d plies deep counts as 1 + d visits (candidate)
     bint refresh_priors    # PUCT: re-derive a node's priors from a search of it as its visits grow
     double refresh_value_share   # a refresh moves the node's mean this share of the way to its search's value (0: off)
+    int root_refresh_extra       # the root's refreshes search this many plies deeper (0: as any node's)
+    int root_refresh_max_depth   # and stop deepening at this depth (REFRESH_MAX_DEPTH: as any node's)
     uint64_t rng             # each thread has its own stream
 
     # The main thread's: stop, ponderhit, infinite and the clock, from the UCI thread;
@@ -190,7 +197,8 @@ cdef bint update_proof(NodePool* p, uint32_t node) noexcept nogil
 cdef void propagate_proof(NodePool* p, uint32_t node, uint32_t root) noexcept nogil
 cdef uint32_t best_child(const NodePool* p, uint32_t node) noexcept nogil
 cdef uint32_t expand(MCTSState* s, uint32_t node, const Move* allowed, int allowed_count) noexcept nogil
-cdef int refresh_depth(uint32_t visits) noexcept nogil     # refresh_priors' plies at this many visits, or 0
+# refresh_priors' plies at this many visits, or 0: `extra` more than the schedule, at most `max_depth`.
+cdef int refresh_depth(uint32_t visits, int extra, int max_depth) noexcept nogil
 
 # The search loops.  The main thread runs mcts_search (no GIL needed; it takes the GIL only to
 # report progress), each helper mcts_helper, all on the same pool and MCTSShared, which

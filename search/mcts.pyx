@@ -716,15 +716,15 @@ cdef uint32_t expand(MCTSState* s, uint32_t node, const Move* allowed, int allow
     return first
 
 
-cdef int refresh_depth(uint32_t visits) noexcept nogil:
+cdef int refresh_depth(uint32_t visits, int extra, int max_depth) noexcept nogil:
     """The plies of the search that refreshes a node's priors at `visits` visits, 0 when none
-    does: REFRESH_FIRST_DEPTH at REFRESH_FIRST_VISITS, one more each time the visits grow
-    2**REFRESH_STEP_SHIFT-fold after it."""
+    does: REFRESH_FIRST_DEPTH + `extra` at REFRESH_FIRST_VISITS, one more each time the visits
+    grow 2**REFRESH_STEP_SHIFT-fold after it, up to `max_depth`."""
     cdef uint32_t at = REFRESH_FIRST_VISITS
-    cdef int depth = REFRESH_FIRST_DEPTH
+    cdef int depth = REFRESH_FIRST_DEPTH + extra
     if visits < at or (visits & (visits - 1)) != 0:
         return 0        # the cheap test that nearly every node fails: not a power of two
-    while at < visits and depth < REFRESH_MAX_DEPTH:
+    while at < visits and depth < max_depth:
         at <<= REFRESH_STEP_SHIFT
         depth += 1
     return depth if at == visits else 0
@@ -824,7 +824,11 @@ cdef int iterate(MCTSState* s) noexcept nogil:
             # Selection: down the expanded nodes.
             if s.selection == SELECT_PUCT:
                 if s.refresh_priors:
-                    refresh = refresh_depth(load_u32(&n.visits))
+                    if node == s.root:
+                        refresh = refresh_depth(load_u32(&n.visits), s.root_refresh_extra,
+                                                s.root_refresh_max_depth)
+                    else:
+                        refresh = refresh_depth(load_u32(&n.visits), 0, REFRESH_MAX_DEPTH)
                     if refresh > 0:
                         refresh_priors(s, node, ply, refresh)
                 child = select_child_puct(p, node, s.c_puct, s.fpu_reduction, s.minimax_weight)

@@ -28,7 +28,11 @@ DEFAULT_VISIT_SHARE_TIME: bool
 DEFAULT_SETTLED_STOP: bool
 DEFAULT_DEEP_LEAF_WEIGHT: bool
 DEFAULT_FITTED_PRIORS: bool
+DEFAULT_REFRESH_PRIORS: bool
+DEFAULT_REFRESH_VALUE: bool
+DEFAULT_DEEP_ROOT_REFRESH: bool
 PRIOR_FEATURES: tuple[str, ...]
+OWN_SWITCH_DEFAULTS: dict[str, bool]
 OWN_SWITCHES: tuple[str, ...]
 
 class MCTSSearcher(Searcher):
@@ -46,6 +50,9 @@ class MCTSSearcher(Searcher):
     settled_stop: bool
     deep_leaf_weight: bool
     fitted_priors: bool
+    refresh_priors: bool
+    refresh_value: bool
+    deep_root_refresh: bool
     leaf_mode: str
     leaf_depth: int
     leaf_depth_root: int
@@ -90,6 +97,7 @@ def win_probability(cp: int, model: str, material: int) -> float: ...
 def score_of_probability(q: float, model: str, material: int) -> int: ...
 def puct(q: float, prior: float, parent_visits: int, child_visits: int, c_puct: float) -> float: ...
 def ucb(parent_visits: int, child_visits: int, value_sum: float, c: float) -> float: ...
+def prior_refresh_depth(visits: int, root: bool = False, deep_root_refresh: bool = False) -> int: ...
 
 class HandTree:
     """A node pool built by hand, to check selection, backpropagation and the solver."""

@@ -32,7 +32,8 @@ from search.mcts cimport (
     pool_allocate, pool_free, pool_new_root, pool_alloc, pool_keep_subtree, pool_recycle, pool_used,
     node_expanded,
     ucb_score, select_child, select_child_puct, backpropagate, backup_minimax, propagate_proof,
-    REFRESH_VALUE_SHARE, best_child, expand, refresh_depth, shared_reset, helpers_not_started, stop_helpers,
+    REFRESH_VALUE_SHARE, REFRESH_MAX_DEPTH, ROOT_REFRESH_EXTRA, ROOT_REFRESH_MAX_DEPTH,
+    best_child, expand, refresh_depth, shared_reset, helpers_not_started, stop_helpers,
     mcts_search, mcts_helper,
 )
 from search.mcts_value cimport (
@@ -95,9 +96,6 @@ DEFAULT_VISIT_SHARE_TIME = True
 # (settled() in mcts.pyx; the rule MCTS has had since its first session).  Off, it used about a
 # quarter more time early on and scored -10.4 +/- 29.0 in 300 games at 2 s + 0.02 s (session 15).
 DEFAULT_SETTLED_STOP = True
-# configure() names that only this searcher has (the others are the leaves', alpha-beta's names).
-OWN_SWITCHES = ("visit_share_time", "settled_stop", "deep_leaf_weight", "fitted_priors", "refresh_priors",
-                "refresh_value")
 # A candidate, off until games show it: a leaf searched d plies deep counts as 1 + d visits.
 DEFAULT_DEEP_LEAF_WEIGHT = False
 # Priors from the weights fitted to alpha-beta's moves (FITTED_PRIOR_WEIGHTS, with the escape,
@@ -113,6 +111,18 @@ DEFAULT_REFRESH_PRIORS = True
 # A candidate, off until games show it: a refresh also moves the node's mean result halfway
 # (mcts.pxd, REFRESH_VALUE_SHARE) to the value of its search.
 DEFAULT_REFRESH_VALUE = False
+# A candidate, off until games show it: the root's refreshes search deeper than other nodes' and
+# do not stop deepening at REFRESH_MAX_DEPTH (mcts.pxd, ROOT_REFRESH_*).
+DEFAULT_DEEP_ROOT_REFRESH = False
+# configure() names that only this searcher has, with their defaults (the others are the
+# leaves', alpha-beta's names); each is an attribute of MCTSSearcher of the same name.
+OWN_SWITCH_DEFAULTS = {
+    "visit_share_time": DEFAULT_VISIT_SHARE_TIME, "settled_stop": DEFAULT_SETTLED_STOP,
+    "deep_leaf_weight": DEFAULT_DEEP_LEAF_WEIGHT, "fitted_priors": DEFAULT_FITTED_PRIORS,
+    "refresh_priors": DEFAULT_REFRESH_PRIORS, "refresh_value": DEFAULT_REFRESH_VALUE,
+    "deep_root_refresh": DEFAULT_DEEP_ROOT_REFRESH,
+}
+OWN_SWITCHES = tuple(OWN_SWITCH_DEFAULTS)
 # The names of the features of prior_features(), indexed by mcts_priors.pxd's enum (a feature
 # missing here fails at import).
 _FEATURE_NAMES = {
@@ -193,6 +203,7 @@ cdef class MCTSSearcher(Searcher):
     cdef public bint fitted_priors      # the priors' fitted weights, else the hand-set ones (DEFAULT_FITTED_PRIORS)
     cdef public bint refresh_priors     # priors refreshed by searches of the node (DEFAULT_REFRESH_PRIORS)
     cdef public bint refresh_value      # those searches' values shift the node's mean (DEFAULT_REFRESH_VALUE)
+    cdef public bint deep_root_refresh  # the root's refreshes deeper and uncapped (DEFAULT_DEEP_ROOT_REFRESH)
     cdef int leaf_code
     cdef int leaf_depth_value
     cdef int leaf_depth_root_value
@@ -388,25 +399,17 @@ cdef class MCTSSearcher(Searcher):
         `deep_leaf_weight` (the backup's candidate), `fitted_priors` (the priors' fitted weights,
         adopted), `refresh_priors` (priors refreshed by searches as visits grow, adopted),
         `refresh_value` (those searches' values shift the node's mean, a candidate),
+        `deep_root_refresh` (the root's refreshes deeper and uncapped, a candidate),
         and `tt_keep_exact` and the leaves' alpha-beta switches (AlphaBetaSearcher.configure()'s
         names; the leaves never use aspiration windows).  A switch not named is as by default;
         an unknown name is a TypeError.  KESTREL_SEARCH_ON/OFF reach MCTS through this."""
-        visit_share_time = bool(switches.pop("visit_share_time", DEFAULT_VISIT_SHARE_TIME))
-        settled_stop = bool(switches.pop("settled_stop", DEFAULT_SETTLED_STOP))
-        deep_leaf_weight = bool(switches.pop("deep_leaf_weight", DEFAULT_DEEP_LEAF_WEIGHT))
-        fitted_priors = bool(switches.pop("fitted_priors", DEFAULT_FITTED_PRIORS))
-        refresh_priors = bool(switches.pop("refresh_priors", DEFAULT_REFRESH_PRIORS))
-        refresh_value = bool(switches.pop("refresh_value", DEFAULT_REFRESH_VALUE))
+        own = {name: bool(switches.pop(name, default)) for name, default in OWN_SWITCH_DEFAULTS.items()}
         keep_exact = bool(switches.pop("tt_keep_exact", False))
-        leaf_config = with_switches(adopted_config(), switches)
+        leaf_config = with_switches(adopted_config(), switches)     # an unknown name raises here
         leaf_config["aspiration"] = False       # a leaf searches one full window, no iterations
         self.qs.config = leaf_config
-        self.visit_share_time = visit_share_time
-        self.settled_stop = settled_stop
-        self.deep_leaf_weight = deep_leaf_weight
-        self.fitted_priors = fitted_priors
-        self.refresh_priors = refresh_priors
-        self.refresh_value = refresh_value
+        for name, on in own.items():
+            setattr(self, name, on)
         self.tt.exact_bonus = TT_EXACT_BONUS if keep_exact else 0
 
     @property
@@ -599,6 +602,8 @@ cdef class MCTSSearcher(Searcher):
         s.deep_leaf_weight = self.deep_leaf_weight
         s.refresh_priors = self.refresh_priors
         s.refresh_value_share = REFRESH_VALUE_SHARE / 1000.0 if self.refresh_value else 0.0
+        s.root_refresh_extra = ROOT_REFRESH_EXTRA if self.deep_root_refresh else 0
+        s.root_refresh_max_depth = ROOT_REFRESH_MAX_DEPTH if self.deep_root_refresh else REFRESH_MAX_DEPTH
         s.time_factor = 1.0
         qs.time = budget        # a leaf's search stops at the hard limit too
         s.playout_limit, s.depth_limit, s.mate_limit = limits.fixed_limits()
@@ -821,12 +826,14 @@ cdef class MCTSSearcher(Searcher):
         return out
 
 
-def prior_refresh_depth(visits: int) -> int:
+def prior_refresh_depth(visits: int, root: bool = False, deep_root_refresh: bool = False) -> int:
     """The plies of the search that refreshes a node's priors when it has `visits` visits
-    (the `refresh_priors` switch), 0 when none does."""
+    (the `refresh_priors` switch), 0 when none does; the root's differ with `deep_root_refresh`."""
     if not 0 <= visits < 2**32:
         raise ValueError(f"visits out of range: {visits}")
-    return refresh_depth(visits)
+    if root and deep_root_refresh:
+        return refresh_depth(visits, ROOT_REFRESH_EXTRA, ROOT_REFRESH_MAX_DEPTH)
+    return refresh_depth(visits, 0, REFRESH_MAX_DEPTH)
 
 
 # ---------------------------------------------------------------- speed

@@ -15,7 +15,15 @@ from search.alphabeta_searcher import AlphaBetaSearcher
 from search.board import Position
 from search.info import Info, InfoString, SearchInfo
 from search.limits import SearchLimits
-from search.mcts_searcher import DEFAULT_VISIT_SHARE_TIME, HandTree, MCTSSearcher, bench, ucb
+from search.mcts_searcher import (
+    DEFAULT_VISIT_SHARE_TIME,
+    OWN_SWITCH_DEFAULTS,
+    OWN_SWITCHES,
+    HandTree,
+    MCTSSearcher,
+    bench,
+    ucb,
+)
 
 MATE_IN_1 = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"                                        # Ra8#
 MATE_IN_2 = "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1"             # Nf6+ gxf6 Bxf7#
@@ -89,6 +97,12 @@ def test_configure_switches_the_stop_rule_and_the_leaves() -> None:
     assert s.visit_share_time is True and s.deep_leaf_weight is False
     with pytest.raises(TypeError, match="no_such_switch"):
         s.configure(no_such_switch=True)
+    # Each of the searcher's own switches, flipped, then back to its default.
+    s.configure(**{name: not default for name, default in OWN_SWITCH_DEFAULTS.items()})
+    assert {name: getattr(s, name) for name in OWN_SWITCHES} == \
+        {name: not default for name, default in OWN_SWITCH_DEFAULTS.items()}
+    s.configure()
+    assert {name: getattr(s, name) for name in OWN_SWITCHES} == OWN_SWITCH_DEFAULTS
 
 
 def test_search_on_variable_reaches_mcts(monkeypatch: pytest.MonkeyPatch) -> None:

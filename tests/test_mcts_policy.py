@@ -199,6 +199,33 @@ def test_prior_refreshes_come_at_each_doubling_of_visits_one_ply_deeper() -> Non
     assert prior_refresh_depth(2**11) == 0       # no deeper search after it
     with pytest.raises(ValueError):
         prior_refresh_depth(-1)
+    # The root's are the same unless deep_root_refresh is on.
+    assert prior_refresh_depth(16, root=True) == 2 and prior_refresh_depth(2**11, root=True) == 0
+
+
+def test_deep_root_refresh_searches_the_root_deeper_and_without_a_cap() -> None:
+    depths = [prior_refresh_depth(2**k, root=True, deep_root_refresh=True) for k in range(4, 17)]
+    assert depths == list(range(4, 17))             # 2 plies deeper, one more at each doubling
+    assert prior_refresh_depth(48, root=True, deep_root_refresh=True) == 0
+    assert prior_refresh_depth(2**11, deep_root_refresh=True) == 0      # other nodes keep the cap
+
+
+def test_deep_root_refresh_spends_more_alpha_beta_nodes_for_the_same_playouts() -> None:
+    # 40 playouts with quiescence leaves: the root is refreshed at 16 and 32 visits, 2 and 3
+    # plies deep by default, 4 and 5 with the candidate, and no other node reaches 16 visits.
+    fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8"
+    nodes = {}
+    for deep in (False, True):
+        searcher = MCTSSearcher(hash_mb=16)
+        searcher.configure(deep_root_refresh=deep)
+        searcher.leaf_depth_root = 0
+        searcher.prior_temperature = 5.0        # flat priors: no root move reaches 16 visits
+        searcher.reuse_tree = False
+        result = searcher.search(Position(fen), SearchLimits(nodes=40))
+        assert searcher.playouts == 40
+        assert sorted(c["visits"] for c in searcher.root_children())[-1] < 16
+        nodes[deep] = result.nodes
+    assert nodes[True] > 2 * nodes[False]
 
 
 def refreshed_search(refresh: bool, playouts: int) -> tuple[dict[str, float], dict[str, float], dict[str, float]]:
