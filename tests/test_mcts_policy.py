@@ -253,7 +253,7 @@ def test_without_refreshes_the_tree_keeps_the_expansion_priors() -> None:
 
 
 def test_a_refresh_gives_the_root_the_priors_of_its_search() -> None:
-    # At 16 visits the root was searched 2 plies deep: its children's priors are those its
+    # At 16 visits the root was searched 4 plies deep (2 + deep_root_refresh's 2): its children's priors are those its
     # table move and history give, no longer those of the expansion.
     before, tree, after = refreshed_search(True, 40)
     assert tree == pytest.approx(after, abs=1e-4)
