@@ -212,7 +212,7 @@ def test_deep_root_refresh_searches_the_root_deeper_and_without_a_cap() -> None:
 
 def test_deep_root_refresh_spends_more_alpha_beta_nodes_for_the_same_playouts() -> None:
     # 40 playouts with quiescence leaves: the root is refreshed at 16 and 32 visits, 2 and 3
-    # plies deep by default, 4 and 5 with the candidate, and no other node reaches 16 visits.
+    # plies deep with the switch off, 4 and 5 with it on, and no other node reaches 16 visits.
     fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8"
     nodes = {}
     for deep in (False, True):
@@ -253,8 +253,8 @@ def test_without_refreshes_the_tree_keeps_the_expansion_priors() -> None:
 
 
 def test_a_refresh_gives_the_root_the_priors_of_its_search() -> None:
-    # At 16 visits the root was searched 4 plies deep (2 + deep_root_refresh's 2): its children's priors are those its
-    # table move and history give, no longer those of the expansion.
+    # At 16 visits the root was searched 4 plies deep (2, and deep_root_refresh's 2 more): its
+    # children's priors are those its table move and history give, no longer those of the expansion.
     before, tree, after = refreshed_search(True, 40)
     assert tree == pytest.approx(after, abs=1e-4)
     assert tree != pytest.approx(before, abs=1e-3)
