@@ -604,8 +604,7 @@ cdef class MCTSSearcher(Searcher):
         s.deep_leaf_weight = self.deep_leaf_weight
         s.refresh_priors = self.refresh_priors
         s.refresh_value_share = REFRESH_VALUE_SHARE / 1000.0 if self.refresh_value else 0.0
-        s.root_refresh_extra = ROOT_REFRESH_EXTRA if self.deep_root_refresh else 0
-        s.root_refresh_max_depth = ROOT_REFRESH_MAX_DEPTH if self.deep_root_refresh else REFRESH_MAX_DEPTH
+        s.root_refresh_extra, s.root_refresh_max_depth = root_refresh_schedule(self.deep_root_refresh)
         s.time_factor = 1.0
         qs.time = budget        # a leaf's search stops at the hard limit too
         s.playout_limit, s.depth_limit, s.mate_limit = limits.fixed_limits()
@@ -828,14 +827,22 @@ cdef class MCTSSearcher(Searcher):
         return out
 
 
+cdef (int, int) root_refresh_schedule(bint deep):
+    """The root's refresh schedule, (extra plies, deepest), with `deep_root_refresh` on or off
+    (off: the schedule of every other node)."""
+    if deep:
+        return ROOT_REFRESH_EXTRA, ROOT_REFRESH_MAX_DEPTH
+    return 0, REFRESH_MAX_DEPTH
+
+
 def prior_refresh_depth(visits: int, root: bool = False, deep_root_refresh: bool = False) -> int:
     """The plies of the search that refreshes a node's priors when it has `visits` visits
     (the `refresh_priors` switch), 0 when none does; the root's differ with `deep_root_refresh`."""
     if not 0 <= visits < 2**32:
         raise ValueError(f"visits out of range: {visits}")
-    if root and deep_root_refresh:
-        return refresh_depth(visits, ROOT_REFRESH_EXTRA, ROOT_REFRESH_MAX_DEPTH)
-    return refresh_depth(visits, 0, REFRESH_MAX_DEPTH)
+    cdef int extra, max_depth
+    extra, max_depth = root_refresh_schedule(root and deep_root_refresh)
+    return refresh_depth(visits, extra, max_depth)
 
 
 # ---------------------------------------------------------------- speed
