@@ -71,6 +71,10 @@ cdef enum:
     # Against alpha-beta, +59 Elo (+22 .. +93) over 600 games at 2 s + 0.02 s (docs/mcts.md).
     ROOT_REFRESH_EXTRA = 2
     ROOT_REFRESH_MAX_DEPTH = 40
+    # The `root_search_bounds` candidate: a root refresh's search scored its best move exactly and
+    # every other move no better; each visited root child's mean moves this many thousandths of
+    # the way to that score's value, the best move's always, another's only when it is above it.
+    ROOT_BOUND_SHARE = 1000
 
 cdef enum:
     # A node's life, for threads that reach it at the same time (changed by compare-and-swap
@@ -148,6 +152,7 @@ cdef struct MCTSState:
     double refresh_value_share   # a refresh moves the node's mean this share of the way to its search's value (0: off)
     int root_refresh_extra       # the root's refreshes search this many plies deeper (0: as any node's)
     int root_refresh_max_depth   # and stop deepening at this depth (REFRESH_MAX_DEPTH: as any node's)
+    double root_bound_share      # a root refresh bounds the root children's means by its score this far (0: off)
     uint64_t rng             # each thread has its own stream
 
     # The main thread's: stop, ponderhit, infinite and the clock, from the UCI thread;

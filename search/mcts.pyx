@@ -26,7 +26,7 @@ from search.alphabeta cimport quiescence, negamax
 from search.ordering cimport record_move
 from search.tt cimport TTEntry, tt_probe, score_from_tt, BOUND_EXACT
 from search.board.see cimport SEE_VALUE
-from search.mcts_priors cimport move_priors
+from search.mcts_priors cimport move_priors, table_move
 from search.mcts_value cimport board_material, score_to_probability, cp_to_probability
 from eval.evaluate cimport evaluate
 
@@ -742,6 +742,27 @@ cdef void shift_value(NodePool* p, uint32_t node, double value, double share) no
         node = p.nodes[node].parent
 
 
+cdef void bound_root_children(MCTSState* s, uint32_t node, int score) noexcept nogil:
+    """The root's search (the board stands at the root) scored its best move `score` and
+    proved, as far as its pruning proves anything, that no other move scores more: move the
+    best child's mean root_bound_share of the way to that score's value, and every other
+    visited child's whose mean is above it.  A move that shallow leaves overrate, refuted
+    deeper than they look, then stops drawing the playouts that would make it the move."""
+    cdef NodePool* p = s.pool
+    cdef const Node* child
+    cdef Move best = table_move(s.qs)
+    cdef double bound = score_value(s, score)     # for the side to move here: the children's view
+    cdef uint32_t i, index, visits
+    for i in range(p.nodes[node].child_count):
+        index = p.nodes[node].first_child + i
+        child = &p.nodes[index]
+        visits = load_u32(&child.visits)
+        if visits == 0 or proven_of(child) != PROVEN_UNKNOWN:
+            continue
+        if child.move == best or load_f64(&child.value_sum) > bound * visits:
+            shift_value(p, index, bound, s.root_bound_share)
+
+
 cdef void refresh_priors(MCTSState* s, uint32_t node, int ply, int depth) noexcept nogil:
     """New priors for the children of `node` (the board stands at it, `ply` moves below the
     root): a full-window alpha-beta search of `depth` plies leaves its best move and history
@@ -765,6 +786,8 @@ cdef void refresh_priors(MCTSState* s, uint32_t node, int ply, int depth) noexce
         return
     if s.refresh_value_share > 0.0:
         shift_value(p, node, 1.0 - score_value(s, score), s.refresh_value_share)
+    if ply == 0 and s.root_bound_share > 0.0:
+        bound_root_children(s, node, score)
     for i in range(count):
         moves[i] = p.nodes[first + i].move
     move_priors(qs, moves, count, s.prior_temperature, s.prior_weights, priors)

@@ -53,6 +53,7 @@ class MCTSSearcher(Searcher):
     refresh_priors: bool
     refresh_value: bool
     deep_root_refresh: bool
+    root_search_bounds: bool
     leaf_mode: str
     leaf_depth: int
     leaf_depth_root: int

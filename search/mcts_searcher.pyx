@@ -32,7 +32,7 @@ from search.mcts cimport (
     pool_allocate, pool_free, pool_new_root, pool_alloc, pool_keep_subtree, pool_recycle, pool_used,
     node_expanded,
     ucb_score, select_child, select_child_puct, backpropagate, backup_minimax, propagate_proof,
-    REFRESH_VALUE_SHARE, REFRESH_MAX_DEPTH, ROOT_REFRESH_EXTRA, ROOT_REFRESH_MAX_DEPTH,
+    REFRESH_VALUE_SHARE, REFRESH_MAX_DEPTH, ROOT_REFRESH_EXTRA, ROOT_REFRESH_MAX_DEPTH, ROOT_BOUND_SHARE,
     best_child, expand, refresh_depth, shared_reset, helpers_not_started, stop_helpers,
     mcts_search, mcts_helper,
 )
@@ -116,13 +116,16 @@ DEFAULT_REFRESH_VALUE = False
 # against off over the same 300 openings (600 games each): +59 Elo, 95% interval +22 .. +93
 # (session 16; docs/mcts.md, "Session 16").
 DEFAULT_DEEP_ROOT_REFRESH = True
+# A candidate, off until games show it: a root refresh's score bounds the root children's means
+# (its best move's moves to it, others' only down to it; mcts.pxd, ROOT_BOUND_SHARE).
+DEFAULT_ROOT_SEARCH_BOUNDS = False
 # configure() names that only this searcher has, with their defaults (the others are the
 # leaves', alpha-beta's names); each is an attribute of MCTSSearcher of the same name.
 OWN_SWITCH_DEFAULTS = {
     "visit_share_time": DEFAULT_VISIT_SHARE_TIME, "settled_stop": DEFAULT_SETTLED_STOP,
     "deep_leaf_weight": DEFAULT_DEEP_LEAF_WEIGHT, "fitted_priors": DEFAULT_FITTED_PRIORS,
     "refresh_priors": DEFAULT_REFRESH_PRIORS, "refresh_value": DEFAULT_REFRESH_VALUE,
-    "deep_root_refresh": DEFAULT_DEEP_ROOT_REFRESH,
+    "deep_root_refresh": DEFAULT_DEEP_ROOT_REFRESH, "root_search_bounds": DEFAULT_ROOT_SEARCH_BOUNDS,
 }
 OWN_SWITCHES = tuple(OWN_SWITCH_DEFAULTS)
 # The names of the features of prior_features(), indexed by mcts_priors.pxd's enum (a feature
@@ -206,6 +209,7 @@ cdef class MCTSSearcher(Searcher):
     cdef public bint refresh_priors     # priors refreshed by searches of the node (DEFAULT_REFRESH_PRIORS)
     cdef public bint refresh_value      # those searches' values shift the node's mean (DEFAULT_REFRESH_VALUE)
     cdef public bint deep_root_refresh  # the root's refreshes deeper and uncapped (DEFAULT_DEEP_ROOT_REFRESH)
+    cdef public bint root_search_bounds  # the root's refreshes bound its children's means (DEFAULT_ROOT_SEARCH_BOUNDS)
     cdef int leaf_code
     cdef int leaf_depth_value
     cdef int leaf_depth_root_value
@@ -402,6 +406,7 @@ cdef class MCTSSearcher(Searcher):
         adopted), `refresh_priors` (priors refreshed by searches as visits grow, adopted),
         `refresh_value` (those searches' values shift the node's mean, a candidate),
         `deep_root_refresh` (the root's refreshes deeper and uncapped, adopted),
+        `root_search_bounds` (the root's refreshes bound its children's means, a candidate),
         and `tt_keep_exact` and the leaves' alpha-beta switches (AlphaBetaSearcher.configure()'s
         names; the leaves never use aspiration windows).  A switch not named is as by default;
         an unknown name is a TypeError.  KESTREL_SEARCH_ON/OFF reach MCTS through this."""
@@ -605,6 +610,7 @@ cdef class MCTSSearcher(Searcher):
         s.refresh_priors = self.refresh_priors
         s.refresh_value_share = REFRESH_VALUE_SHARE / 1000.0 if self.refresh_value else 0.0
         s.root_refresh_extra, s.root_refresh_max_depth = root_refresh_schedule(self.deep_root_refresh)
+        s.root_bound_share = ROOT_BOUND_SHARE / 1000.0 if self.root_search_bounds else 0.0
         s.time_factor = 1.0
         qs.time = budget        # a leaf's search stops at the hard limit too
         s.playout_limit, s.depth_limit, s.mate_limit = limits.fixed_limits()
@@ -734,6 +740,10 @@ cdef class MCTSSearcher(Searcher):
 
     # ------------------------------------------------------------ inspection
 
+    cdef bint _at_or_next_to_root(self, uint32_t node):
+        """Whether `node` is the root or one of its children."""
+        return node == self.state.root or self.pool.nodes[node].parent == self.state.root
+
     def tree_problems(self, strict: bool = True, limit: int = 20) -> List[str]:
         """What is wrong with the tree after a search (at most `limit` findings; [] when sound).
 
@@ -754,7 +764,8 @@ cdef class MCTSSearcher(Searcher):
 
         Values: what an expanded node's sum holds beyond its children's (each seen from the
         other side) is its own visits' results, each in [0, 1], except with `refresh_value`,
-        which moves a refreshed node's mean without its children's.
+        which moves a refreshed node's mean without its children's, and at the root and its
+        children with `root_search_bounds`, which moves a root child's mean the same way.
         """
         cdef uint32_t i, j, child, depth, used = pool_used(&self.pool)
         cdef const Node* n
@@ -788,6 +799,7 @@ cdef class MCTSSearcher(Searcher):
                 elif n.visits != below + 1 and (strict or n.visits != below):
                     problems.append(f"node {i}: {n.visits} visits, {below} below it + 1")
                 if not self.refresh_value and n.visits >= below and \
+                        not (self.root_search_bounds and self._at_or_next_to_root(i)) and \
                         not -1e-6 <= own_sum <= n.visits - below + 1e-6:
                     problems.append(f"node {i}: own results sum to {own_sum} for {n.visits - below} visits")
             elif n.stage == STAGE_NEW:

@@ -277,3 +277,20 @@ def test_refresh_value_moves_the_means_of_refreshed_nodes_and_keeps_the_tree_sou
         trees.append({c["move"]: (c["visits"], c["value"]) for c in searcher.root_children()})
     assert trees[0] != trees[1]
     assert all(0.0 <= value <= 1.0 for visits, value in trees[1].values() if visits)
+
+
+def test_root_search_bounds_moves_the_root_childrens_means_and_keeps_the_tree_sound() -> None:
+    # The candidate changes the values selection reads at the root, so the same playouts grow
+    # another tree; the visits stay consistent and every mean stays a probability.
+    fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8"
+    trees = []
+    for bounds in (False, True):
+        searcher = MCTSSearcher(hash_mb=16)
+        searcher.configure(root_search_bounds=bounds)
+        assert searcher.root_search_bounds is bounds
+        searcher.reuse_tree = False
+        searcher.search(Position(fen), SearchLimits(nodes=3000))
+        assert searcher.tree_problems() == []
+        trees.append({c["move"]: (c["visits"], c["value"]) for c in searcher.root_children()})
+    assert trees[0] != trees[1]
+    assert all(0.0 <= value <= 1.0 for visits, value in trees[1].values() if visits)
