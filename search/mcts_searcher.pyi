@@ -54,6 +54,7 @@ class MCTSSearcher(Searcher):
     refresh_value: bool
     deep_root_refresh: bool
     root_search_bounds: bool
+    deep_child_refresh: bool
     leaf_mode: str
     leaf_depth: int
     leaf_depth_root: int
