@@ -156,6 +156,7 @@ cdef struct MCTSState:
     int root_refresh_extra       # the root's refreshes search this many plies deeper (0: as any node's)
     int root_refresh_max_depth   # and stop deepening at this depth (REFRESH_MAX_DEPTH: as any node's)
     int child_refresh_extra      # the root's children's refreshes search this many plies deeper, uncapped (0: off)
+    bint tt_bound_leaves         # a leaf's score is bounded by a deeper search's entry in the table (candidate)
     double root_bound_share      # a root refresh bounds the root children's means by its score this far (0: off)
     uint64_t rng             # each thread has its own stream
 

@@ -24,7 +24,7 @@ from search.board.movegen cimport generate_legal, has_legal_move
 from search.board.rules cimport is_draw_by_rule
 from search.alphabeta cimport quiescence, negamax
 from search.ordering cimport record_move
-from search.tt cimport TTEntry, tt_probe, score_from_tt, BOUND_EXACT
+from search.tt cimport TTEntry, tt_probe, score_from_tt, BOUND_NONE, BOUND_EXACT, BOUND_LOWER, BOUND_UPPER
 from search.board.see cimport SEE_VALUE
 from search.mcts_priors cimport move_priors, table_move
 from search.mcts_value cimport board_material, score_to_probability, cp_to_probability
@@ -557,10 +557,21 @@ cdef double searched_value(MCTSState* s, int ply) noexcept nogil:
     The search runs on the tree's own board and stacks at the leaf's ply, so repetitions
     with the path count, the null move sees the move before it, and the table it shares
     with every other leaf of this search (and the next) orders its moves.
+
+    With `tt_bound_leaves` (a candidate), a table entry of a deeper search of the leaf takes
+    precedence: its exact score is the value, and its bound caps or floors the leaf's own score.
     """
     cdef SearchState* qs = s.qs
     cdef TTEntry entry
-    cdef int score, depth = leaf_search_depth(s, ply)
+    cdef int score, depth = leaf_search_depth(s, ply), bound = BOUND_NONE, table_score = 0
+    if s.tt_bound_leaves and tt_probe(qs.tt, qs.board.key, &entry) and entry.depth > depth:
+        # A deeper search passed here (a refresh's, the root's, a leaf's nearer the root): what
+        # it proved bounds this leaf's shallower score.  Read before this leaf's own search
+        # stores its entry over it.
+        bound = entry.bound_age & 3
+        table_score = score_from_tt(entry.score, ply)
+        if bound == BOUND_EXACT:
+            return score_value(s, table_score)
     if depth <= 0:
         score = quiescence(qs, -VALUE_INFINITE, VALUE_INFINITE, ply)
     elif (tt_probe(qs.tt, qs.board.key, &entry) and entry.depth >= depth
@@ -570,6 +581,8 @@ cdef double searched_value(MCTSState* s, int ply) noexcept nogil:
         score = score_from_tt(entry.score, ply)
     else:
         score = node_search(qs, depth, ply)
+    if (bound == BOUND_LOWER and table_score > score) or (bound == BOUND_UPPER and table_score < score):
+        score = table_score
     return score_value(s, score)
 
 

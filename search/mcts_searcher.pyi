@@ -55,6 +55,7 @@ class MCTSSearcher(Searcher):
     deep_root_refresh: bool
     root_search_bounds: bool
     deep_child_refresh: bool
+    tt_bound_leaves: bool
     leaf_mode: str
     leaf_depth: int
     leaf_depth_root: int

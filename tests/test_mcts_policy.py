@@ -312,3 +312,20 @@ def test_deep_child_refresh_spends_more_alpha_beta_nodes_below_the_root() -> Non
         assert max(c["visits"] for c in searcher.root_children()) >= 64
         nodes[deep] = result.nodes
     assert nodes[True] > nodes[False]
+
+
+def test_tt_bound_leaves_changes_the_leaves_values_and_keeps_the_tree_sound() -> None:
+    # The refreshes' deeper searches leave entries for positions the tree reaches later: with
+    # the candidate on, those leaves take the entries' scores or bounds, so the same playouts
+    # grow another tree; the visits and means stay consistent.
+    fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8"
+    trees = []
+    for bounded in (False, True):
+        searcher = MCTSSearcher(hash_mb=16)
+        searcher.configure(tt_bound_leaves=bounded)
+        assert searcher.tt_bound_leaves is bounded
+        searcher.reuse_tree = False
+        searcher.search(Position(fen), SearchLimits(nodes=3000))
+        assert searcher.tree_problems() == []
+        trees.append({c["move"]: (c["visits"], c["value"]) for c in searcher.root_children()})
+    assert trees[0] != trees[1]
