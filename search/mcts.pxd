@@ -75,9 +75,6 @@ cdef enum:
     # every other move no better; each visited root child's mean moves this many thousandths of
     # the way to that score's value, the best move's always, another's only when it is above it.
     ROOT_BOUND_SHARE = 1000
-    # The `deep_child_refresh` candidate: the root's children's refreshes search CHILD_REFRESH_EXTRA
-    # plies deeper than another node's and go on deepening past REFRESH_MAX_DEPTH, as the root's do.
-    CHILD_REFRESH_EXTRA = 1
 
 cdef enum:
     # A node's life, for threads that reach it at the same time (changed by compare-and-swap
@@ -155,7 +152,6 @@ cdef struct MCTSState:
     double refresh_value_share   # a refresh moves the node's mean this share of the way to its search's value (0: off)
     int root_refresh_extra       # the root's refreshes search this many plies deeper (0: as any node's)
     int root_refresh_max_depth   # and stop deepening at this depth (REFRESH_MAX_DEPTH: as any node's)
-    int child_refresh_extra      # the root's children's refreshes search this many plies deeper, uncapped (0: off)
     bint tt_bound_leaves         # a leaf's score is bounded by a deeper search's entry in the table (candidate)
     double root_bound_share      # a root refresh bounds the root children's means by its score this far (0: off)
     uint64_t rng             # each thread has its own stream

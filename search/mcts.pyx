@@ -863,9 +863,6 @@ cdef int iterate(MCTSState* s) noexcept nogil:
                     if node == s.root:
                         refresh = refresh_depth(load_u32(&n.visits), s.root_refresh_extra,
                                                 s.root_refresh_max_depth)
-                    elif ply == 1 and s.child_refresh_extra > 0:
-                        refresh = refresh_depth(load_u32(&n.visits), s.child_refresh_extra,
-                                                ROOT_REFRESH_MAX_DEPTH)
                     else:
                         refresh = refresh_depth(load_u32(&n.visits), 0, REFRESH_MAX_DEPTH)
                     if refresh > 0:

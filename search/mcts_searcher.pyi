@@ -54,7 +54,6 @@ class MCTSSearcher(Searcher):
     refresh_value: bool
     deep_root_refresh: bool
     root_search_bounds: bool
-    deep_child_refresh: bool
     tt_bound_leaves: bool
     leaf_mode: str
     leaf_depth: int

@@ -33,7 +33,6 @@ from search.mcts cimport (
     node_expanded,
     ucb_score, select_child, select_child_puct, backpropagate, backup_minimax, propagate_proof,
     REFRESH_VALUE_SHARE, REFRESH_MAX_DEPTH, ROOT_REFRESH_EXTRA, ROOT_REFRESH_MAX_DEPTH, ROOT_BOUND_SHARE,
-    CHILD_REFRESH_EXTRA,
     best_child, expand, refresh_depth, shared_reset, helpers_not_started, stop_helpers,
     mcts_search, mcts_helper,
 )
@@ -120,9 +119,6 @@ DEFAULT_DEEP_ROOT_REFRESH = True
 # A candidate, off until games show it: a root refresh's score bounds the root children's means
 # (its best move's moves to it, others' only down to it; mcts.pxd, ROOT_BOUND_SHARE).
 DEFAULT_ROOT_SEARCH_BOUNDS = False
-# A candidate, off until games show it: the root's children's refreshes search a ply deeper than
-# other nodes' and are not capped (mcts.pxd, CHILD_REFRESH_EXTRA).
-DEFAULT_DEEP_CHILD_REFRESH = False
 # A candidate, off until games show it: a leaf whose position a deeper search left in the table
 # takes that search's exact score, or is bounded by its bound (mcts.pyx, searched_value()).
 DEFAULT_TT_BOUND_LEAVES = False
@@ -133,7 +129,7 @@ OWN_SWITCH_DEFAULTS = {
     "deep_leaf_weight": DEFAULT_DEEP_LEAF_WEIGHT, "fitted_priors": DEFAULT_FITTED_PRIORS,
     "refresh_priors": DEFAULT_REFRESH_PRIORS, "refresh_value": DEFAULT_REFRESH_VALUE,
     "deep_root_refresh": DEFAULT_DEEP_ROOT_REFRESH, "root_search_bounds": DEFAULT_ROOT_SEARCH_BOUNDS,
-    "deep_child_refresh": DEFAULT_DEEP_CHILD_REFRESH, "tt_bound_leaves": DEFAULT_TT_BOUND_LEAVES,
+    "tt_bound_leaves": DEFAULT_TT_BOUND_LEAVES,
 }
 OWN_SWITCHES = tuple(OWN_SWITCH_DEFAULTS)
 # The names of the features of prior_features(), indexed by mcts_priors.pxd's enum (a feature
@@ -218,7 +214,6 @@ cdef class MCTSSearcher(Searcher):
     cdef public bint refresh_value      # those searches' values shift the node's mean (DEFAULT_REFRESH_VALUE)
     cdef public bint deep_root_refresh  # the root's refreshes deeper and uncapped (DEFAULT_DEEP_ROOT_REFRESH)
     cdef public bint root_search_bounds  # the root's refreshes bound its children's means (DEFAULT_ROOT_SEARCH_BOUNDS)
-    cdef public bint deep_child_refresh  # root children's refreshes deeper, uncapped (DEFAULT_DEEP_CHILD_REFRESH)
     cdef public bint tt_bound_leaves     # deeper searches' table entries bound the leaves (DEFAULT_TT_BOUND_LEAVES)
     cdef int leaf_code
     cdef int leaf_depth_value
@@ -417,7 +412,6 @@ cdef class MCTSSearcher(Searcher):
         `refresh_value` (those searches' values shift the node's mean, a candidate),
         `deep_root_refresh` (the root's refreshes deeper and uncapped, adopted),
         `root_search_bounds` (the root's refreshes bound its children's means, a candidate),
-        `deep_child_refresh` (the root's children's refreshes deeper and uncapped, a candidate),
         `tt_bound_leaves` (deeper searches' table entries bound the leaves' scores, a candidate),
         and `tt_keep_exact` and the leaves' alpha-beta switches (AlphaBetaSearcher.configure()'s
         names; the leaves never use aspiration windows).  A switch not named is as by default;
@@ -623,7 +617,6 @@ cdef class MCTSSearcher(Searcher):
         s.refresh_value_share = REFRESH_VALUE_SHARE / 1000.0 if self.refresh_value else 0.0
         s.root_refresh_extra, s.root_refresh_max_depth = root_refresh_schedule(self.deep_root_refresh)
         s.root_bound_share = ROOT_BOUND_SHARE / 1000.0 if self.root_search_bounds else 0.0
-        s.child_refresh_extra = CHILD_REFRESH_EXTRA if self.deep_child_refresh else 0
         s.tt_bound_leaves = self.tt_bound_leaves
         s.time_factor = 1.0
         qs.time = budget        # a leaf's search stops at the hard limit too

@@ -296,24 +296,6 @@ def test_root_search_bounds_moves_the_root_childrens_means_and_keeps_the_tree_so
     assert all(0.0 <= value <= 1.0 for visits, value in trees[1].values() if visits)
 
 
-def test_deep_child_refresh_spends_more_alpha_beta_nodes_below_the_root() -> None:
-    # Quiescence leaves and the root's own refreshes as any node's: with the candidate on, a root
-    # child that reaches 16 visits is searched 3 plies deep rather than 2 (4 rather than 3 at 32, ...).
-    fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8"
-    nodes = {}
-    for deep in (False, True):
-        searcher = MCTSSearcher(hash_mb=16)
-        searcher.configure(deep_root_refresh=False, deep_child_refresh=deep)
-        assert searcher.deep_child_refresh is deep
-        searcher.leaf_depth_root = 0
-        searcher.reuse_tree = False
-        result = searcher.search(Position(fen), SearchLimits(nodes=300))
-        assert searcher.tree_problems() == []
-        assert max(c["visits"] for c in searcher.root_children()) >= 64
-        nodes[deep] = result.nodes
-    assert nodes[True] > nodes[False]
-
-
 def test_tt_bound_leaves_changes_the_leaves_values_and_keeps_the_tree_sound() -> None:
     # The refreshes' deeper searches leave entries for positions the tree reaches later: with
     # the candidate on, those leaves take the entries' scores or bounds, so the same playouts
