@@ -564,23 +564,23 @@ cdef double searched_value(MCTSState* s, int ply) noexcept nogil:
     cdef SearchState* qs = s.qs
     cdef TTEntry entry
     cdef int score, depth = leaf_search_depth(s, ply), bound = BOUND_NONE, table_score = 0
-    if s.tt_bound_leaves and tt_probe(qs.tt, qs.board.key, &entry) and entry.depth > depth:
-        # A deeper search passed here (a refresh's, the root's, a leaf's nearer the root): what
-        # it proved bounds this leaf's shallower score.  Read before this leaf's own search
-        # stores its entry over it.
+    # One probe, read before this leaf's own search stores its entry over it.  A quiescence
+    # leaf looks only for the candidate's deeper entries.
+    if (depth > 0 or s.tt_bound_leaves) and tt_probe(qs.tt, qs.board.key, &entry):
         bound = entry.bound_age & 3
         table_score = score_from_tt(entry.score, ply)
-        if bound == BOUND_EXACT:
+        if bound == BOUND_EXACT and entry.depth >= depth and (depth > 0 or entry.depth > depth):
+            # A transposition searched at least as deep (a full window stores exact scores; a
+            # PV node would not cut on it by itself), or, for the candidate, a deeper search.
             return score_value(s, table_score)
+        if not s.tt_bound_leaves or entry.depth <= depth:
+            bound = BOUND_NONE      # only a deeper search's bound, and only for the candidate
     if depth <= 0:
         score = quiescence(qs, -VALUE_INFINITE, VALUE_INFINITE, ply)
-    elif (tt_probe(qs.tt, qs.board.key, &entry) and entry.depth >= depth
-          and (entry.bound_age & 3) == BOUND_EXACT):
-        # A transposition searched as deep already (a full window stores exact scores); a
-        # PV node would not cut on it by itself.
-        score = score_from_tt(entry.score, ply)
     else:
         score = node_search(qs, depth, ply)
+    # The candidate: what a deeper search (a refresh's, the root's, a leaf's nearer the root)
+    # proved bounds this leaf's shallower score.
     if (bound == BOUND_LOWER and table_score > score) or (bound == BOUND_UPPER and table_score < score):
         score = table_score
     return score_value(s, score)
