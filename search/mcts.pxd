@@ -81,7 +81,7 @@ cdef enum:
     # or a release store, read with acquire: once a thread sees EXPANDED, the children are there).
     STAGE_NEW = 0        # no thread has reached it yet
     STAGE_CHECKING = 1   # its first visitor is checking whether the game ends there (others wait)
-    STAGE_LEAF = 2       # visited, no children: the next visitor expands it
+    STAGE_LEAF = 2       # visited, no children: the next visitor expands it (values it, if a stop cut the visit off)
     STAGE_EXPANDING = 3  # one thread is making its children (others wait, then walk on below it)
     STAGE_EXPANDED = 4   # first_child and child_count are valid for good
 

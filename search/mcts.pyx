@@ -847,7 +847,7 @@ cdef int iterate(MCTSState* s) noexcept nogil:
     cdef uint64_t nodes_before = s.qs.nodes
     cdef double value
     cdef uint32_t weight = 1
-    cdef bint proven_now = False, backed_up = True, first_visit = False
+    cdef bint proven_now = False, backed_up = True
     cdef Node* n
 
     add_virtual_loss(p, node, vl)
@@ -886,12 +886,15 @@ cdef int iterate(MCTSState* s) noexcept nogil:
                 # The first visit: is the game over here?  Then a leaf, valued below.
                 proven_now = prove_terminal(s, n, ply)
                 store_u8_release(&n.stage, STAGE_LEAF)
-                first_visit = True
                 break
             # Another thread came first: look again.
         elif stage == STAGE_LEAF:
             # Expansion on the second visit: leaves seen once cost no memory for children.
             if ply >= MAX_TREE_DEPTH or load_flag(&s.shared.pool_full):
+                break
+            if load_u32(&n.visits) <= vl:
+                # No result yet and no other walk on its way (only this one's virtual loss):
+                # its first visit was cut off by a stop, so it is valued before it grows.
                 break
             if cas_u8(&n.stage, STAGE_LEAF, STAGE_EXPANDING):
                 child = expand(s, node, NULL, 0)
@@ -926,12 +929,10 @@ cdef int iterate(MCTSState* s) noexcept nogil:
     for _undone in range(ply):
         undo_move(b)
     if not backed_up or s.qs.stopped:
+        # A first visit cut off by a stop leaves the node a leaf with no visits, which the next
+        # walk values before it expands it.  (Setting it back to STAGE_NEW would race with a
+        # thread that values the same leaf while the pool is full: a new node with a visit.)
         remove_virtual_loss(p, node, vl)
-        if first_visit:
-            # A first visit that counts for nothing: the node is new again (unless another
-            # thread has expanded it meanwhile), as it was before threads, when a node with
-            # no visits was new.
-            cas_u8(&n.stage, STAGE_LEAF, STAGE_NEW)
         return 1 if not backed_up else -1
     backpropagate(p, node, value, vl, weight)
     if s.minimax_weight > 0.0:

@@ -755,7 +755,8 @@ cdef class MCTSSearcher(Searcher):
         """What is wrong with the tree after a search (at most `limit` findings; [] when sound).
 
         Once every thread is done, no walk is under way, so no virtual loss may be left and no
-        node may be half checked or half expanded: a new node has no visits; an expanded node
+        node may be half checked or half expanded: a new node has no visits (nor has a leaf
+        whose only visit a stop cut off, which the next walk values); an expanded node
         has its children published, pointing back at it, and one visit of its own (the leaf
         visit before its expansion) besides theirs, more only if it is proven (its exact value
         is backed up without going down) and none at a fresh root; a leaf not proven has been
