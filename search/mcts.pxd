@@ -75,6 +75,11 @@ cdef enum:
     # every other move no better; each visited root child's mean moves this many thousandths of
     # the way to that score's value, the best move's always, another's only when it is above it.
     ROOT_BOUND_SHARE = 1000
+    # The `contested_time` candidate: while the root's latest refreshing search prefers another move
+    # than the one the tree would play, the soft limit is at least this many thousandths of the
+    # planned one, and the search does not stop early (as alpha-beta takes more time when its best
+    # move changes).
+    CONTESTED_TIME_FACTOR = 1500
 
 cdef enum:
     # A node's life, for threads that reach it at the same time (changed by compare-and-swap
@@ -125,6 +130,7 @@ cdef struct MCTSShared:
     int pause_requested      # a flag: the main thread wants the tree quiet (to recycle the pool)
     int helpers_paused       # helpers waiting at the top of their loop while pause_requested
     int recycles             # times this search freed room by dropping the least visited subtrees
+    uint32_t root_search_move  # the best move of the root's latest refreshing search (MOVE_NONE: none yet)
 
 
 cdef struct MCTSState:
@@ -162,6 +168,7 @@ cdef struct MCTSState:
     TimeBudget time          # the clock's soft and hard limits for this move
     bint visit_share_time    # scale the soft limit by the most visited root move's share (adopted)
     bint settled_stop        # stop before the soft limit once the most visited root move cannot be overtaken
+    bint contested_time      # more time, no early stop, while the root's search and the tree disagree (candidate)
     double time_factor       # the soft limit's current scale (1: as the time manager planned)
     uint64_t playout_limit   # 0: none
     int depth_limit          # stop once the average selection depth reaches it (or the pool is full); 0: none

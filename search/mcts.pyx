@@ -51,6 +51,7 @@ cdef extern from "atomics.h" nogil:
     void store_u8_release "kestrel_store_u8_release"(uint8_t* p, uint8_t v)
     bint cas_u8 "kestrel_cas_u8"(uint8_t* p, uint8_t expected, uint8_t desired)
     uint32_t load_u32 "kestrel_load_u32"(const uint32_t* p)
+    void store_u32 "kestrel_store_u32"(uint32_t* p, uint32_t v)
     void add_u32 "kestrel_add_u32"(uint32_t* p, uint32_t v)
     bint cas_u32 "kestrel_cas_u32"(uint32_t* p, uint32_t expected, uint32_t desired)
     uint64_t load_u64 "kestrel_load_u64"(const uint64_t* p)
@@ -799,8 +800,11 @@ cdef void refresh_priors(MCTSState* s, uint32_t node, int ply, int depth) noexce
         return
     if s.refresh_value_share > 0.0:
         shift_value(p, node, 1.0 - score_value(s, score), s.refresh_value_share)
-    if ply == 0 and s.root_bound_share > 0.0:
-        bound_root_children(s, node, score)
+    if ply == 0:
+        # Its principal variation's first move (none if the search ended without one).
+        store_u32(&s.shared.root_search_move, qs.pv_table[0][0] if qs.pv_length[0] > 0 else MOVE_NONE)
+        if s.root_bound_share > 0.0:
+            bound_root_children(s, node, score)
     for i in range(count):
         moves[i] = p.nodes[first + i].move
     move_priors(qs, moves, count, s.prior_temperature, s.prior_weights, priors)
@@ -993,6 +997,17 @@ cdef bint settled(MCTSState* s, int64_t elapsed) noexcept nogil:
     return first - second > work_left_in_budget(&s.time, <double>playouts, elapsed, s.time_factor)
 
 
+cdef bint root_contested(MCTSState* s) noexcept nogil:
+    """Whether the root's latest refreshing search (the deepest alpha-beta search of the root
+    so far) prefers another move than the one the tree would play now."""
+    cdef uint32_t searched = load_u32(&s.shared.root_search_move)
+    cdef uint32_t best
+    if searched == MOVE_NONE:
+        return False
+    best = best_child(s.pool, s.root)
+    return best != NODE_NONE and s.pool.nodes[best].move != searched
+
+
 cdef bint mate_found(MCTSState* s) noexcept nogil:
     cdef uint32_t best = best_child(s.pool, s.root)
     if best == NODE_NONE or proven_of(&s.pool.nodes[best]) != PROVEN_WIN:
@@ -1025,6 +1040,7 @@ cdef void shared_reset(MCTSShared* shared, int helpers) noexcept nogil:
     shared.pause_requested = 0
     shared.helpers_paused = 0
     shared.recycles = 0
+    shared.root_search_move = MOVE_NONE
 
 
 cdef void helpers_not_started(MCTSShared* shared, int count) noexcept nogil:
@@ -1105,7 +1121,7 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
     cdef int64_t elapsed
     cdef uint64_t playouts
     cdef int result
-    cdef bint recycle_failed = False, clock_check
+    cdef bint recycle_failed = False, clock_check, contested
     start_thread_counts(s)
     while True:
         if load_flag(&s.signals.stop_requested):
@@ -1132,12 +1148,16 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
             break
         elapsed = elapsed_ms(s.signals)
         clock_check = (s.playouts & 255) == 0 and may_stop_early(&s.time, s.signals)
-        if clock_check and s.visit_share_time:
-            s.time_factor = visit_share_factor(s)
+        contested = False
+        if clock_check and (s.visit_share_time or s.contested_time):
+            s.time_factor = visit_share_factor(s) if s.visit_share_time else 1.0
+            contested = s.contested_time and root_contested(s)
+            if contested and s.time_factor < CONTESTED_TIME_FACTOR / 1000.0:
+                s.time_factor = CONTESTED_TIME_FACTOR / 1000.0
         if soft_budget_spent(&s.time, s.signals, s.time_factor):
             s.stop_reason = STOP_TIME
             break
-        if clock_check and s.settled_stop and settled(s, elapsed):
+        if clock_check and s.settled_stop and not contested and settled(s, elapsed):
             s.stop_reason = STOP_SETTLED
             break
         s.stop_reason = STOP_NONE

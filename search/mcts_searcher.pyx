@@ -122,6 +122,10 @@ DEFAULT_ROOT_SEARCH_BOUNDS = False
 # A candidate, off until games show it: a leaf whose position a deeper search left in the table
 # takes that search's exact score, or is bounded by its bound (mcts.pyx, searched_value()).
 DEFAULT_TT_BOUND_LEAVES = False
+# A candidate, off until games show it: while the root's latest refreshing search prefers another
+# move than the tree's, the soft limit is at least 1.5 times the plan and there is no early stop
+# (mcts.pxd, CONTESTED_TIME_FACTOR).
+DEFAULT_CONTESTED_TIME = False
 # configure() names that only this searcher has, with their defaults (the others are the
 # leaves', alpha-beta's names); each is an attribute of MCTSSearcher of the same name.
 OWN_SWITCH_DEFAULTS = {
@@ -129,7 +133,7 @@ OWN_SWITCH_DEFAULTS = {
     "deep_leaf_weight": DEFAULT_DEEP_LEAF_WEIGHT, "fitted_priors": DEFAULT_FITTED_PRIORS,
     "refresh_priors": DEFAULT_REFRESH_PRIORS, "refresh_value": DEFAULT_REFRESH_VALUE,
     "deep_root_refresh": DEFAULT_DEEP_ROOT_REFRESH, "root_search_bounds": DEFAULT_ROOT_SEARCH_BOUNDS,
-    "tt_bound_leaves": DEFAULT_TT_BOUND_LEAVES,
+    "tt_bound_leaves": DEFAULT_TT_BOUND_LEAVES, "contested_time": DEFAULT_CONTESTED_TIME,
 }
 OWN_SWITCHES = tuple(OWN_SWITCH_DEFAULTS)
 # The names of the features of prior_features(), indexed by mcts_priors.pxd's enum (a feature
@@ -215,6 +219,7 @@ cdef class MCTSSearcher(Searcher):
     cdef public bint deep_root_refresh  # the root's refreshes deeper and uncapped (DEFAULT_DEEP_ROOT_REFRESH)
     cdef public bint root_search_bounds  # the root's refreshes bound its children's means (DEFAULT_ROOT_SEARCH_BOUNDS)
     cdef public bint tt_bound_leaves     # deeper searches' table entries bound the leaves (DEFAULT_TT_BOUND_LEAVES)
+    cdef public bint contested_time      # more time while the root and the tree disagree (DEFAULT_CONTESTED_TIME)
     cdef int leaf_code
     cdef int leaf_depth_value
     cdef int leaf_depth_root_value
@@ -413,6 +418,8 @@ cdef class MCTSSearcher(Searcher):
         `deep_root_refresh` (the root's refreshes deeper and uncapped, adopted),
         `root_search_bounds` (the root's refreshes bound its children's means, a candidate),
         `tt_bound_leaves` (deeper searches' table entries bound the leaves' scores, a candidate),
+        `contested_time` (more time, no early stop, while the root's latest search prefers
+        another move than the tree, a candidate),
         and `tt_keep_exact` and the leaves' alpha-beta switches (AlphaBetaSearcher.configure()'s
         names; the leaves never use aspiration windows).  A switch not named is as by default;
         an unknown name is a TypeError.  KESTREL_SEARCH_ON/OFF reach MCTS through this."""
@@ -612,6 +619,7 @@ cdef class MCTSSearcher(Searcher):
         s.time = budget
         s.visit_share_time = self.visit_share_time
         s.settled_stop = self.settled_stop
+        s.contested_time = self.contested_time
         s.deep_leaf_weight = self.deep_leaf_weight
         s.refresh_priors = self.refresh_priors
         s.refresh_value_share = REFRESH_VALUE_SHARE / 1000.0 if self.refresh_value else 0.0
