@@ -398,6 +398,13 @@ cdef class MCTSSearcher(Searcher):
         return STOP_REASONS[self.state.stop_reason]
 
     @property
+    def root_search_move(self) -> Optional[str]:
+        """The best move of the last search's latest refresh of the root (its deepest alpha-beta
+        search of the root position), or None when no refresh of the root has run."""
+        cdef uint32_t move = self.shared.root_search_move
+        return None if move == MOVE_NONE else move_to_uci(&self.qs.board, <Move>move)
+
+    @property
     def time_factor(self) -> float:
         """The soft limit's scale when the last search stopped (1.0 unless visit_share_time
         scaled it: below 1 when one root move took most playouts, above when it is contested;

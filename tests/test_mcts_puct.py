@@ -15,6 +15,7 @@ from search.board import Position
 from search.limits import SearchLimits
 from search.mcts_searcher import (
     DEFAULT_C_PUCT,
+    DEFAULT_CONTESTED_TIME,
     DEFAULT_DEEP_LEAF_WEIGHT,
     DEFAULT_FPU_REDUCTION,
     DEFAULT_LEAF_DEPTH,
@@ -360,6 +361,27 @@ def test_deep_leaf_weight_counts_a_searched_leaf_as_more_visits() -> None:
     # (Sharp priors may leave a root move unvisited: it has no value.)
     assert all(0.0 <= child["value"] <= 1.0 for child in children if child["visits"])
     assert s.tree_problems() == []
+
+
+def test_the_root_refresh_records_its_best_move() -> None:
+    """The root is first refreshed at 16 visits: before that there is no root search move; after
+    it, the move of the root's search, which sees the pin that wins the queen."""
+    s = searcher(reuse_tree=False)
+    s.search(Position(PIN_WINS_THE_QUEEN), SearchLimits(nodes=8))
+    assert s.root_search_move is None
+    s.search(Position(PIN_WINS_THE_QUEEN), SearchLimits(nodes=200))
+    assert s.root_search_move == "d3b5"
+
+
+def test_contested_time_adds_nothing_when_the_root_search_agrees() -> None:
+    """With contested_time on, a position where the root's search and the tree agree (the
+    capture of a hanging queen) stops early as without it, on a shrunken soft limit."""
+    s = searcher(0)
+    assert DEFAULT_CONTESTED_TIME is False and s.contested_time is False
+    s.configure(contested_time=True)
+    result = s.search(Position(HANGING_QUEEN), SearchLimits(wtime=6000, btime=6000))
+    assert result.best_move == s.root_search_move == "c1g5"
+    assert s.stop_reason == "settled" and s.time_factor < 1.0
 
 
 def test_visit_share_time_scales_the_soft_limit_by_the_node_share_rule() -> None:
