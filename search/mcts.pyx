@@ -570,9 +570,10 @@ cdef double searched_value(MCTSState* s, int ply) noexcept nogil:
     if (depth > 0 or s.tt_bound_leaves) and tt_probe(qs.tt, qs.board.key, &entry):
         bound = entry.bound_age & 3
         table_score = score_from_tt(entry.score, ply)
-        if bound == BOUND_EXACT and entry.depth >= depth and (depth > 0 or entry.depth > depth):
+        if bound == BOUND_EXACT and entry.depth >= depth and entry.depth > 0:
             # A transposition searched at least as deep (a full window stores exact scores; a
-            # PV node would not cut on it by itself), or, for the candidate, a deeper search.
+            # PV node would not cut on it by itself); a quiescence leaf (the candidate's) takes
+            # only a real search's score.
             return score_value(s, table_score)
         if not s.tt_bound_leaves or entry.depth <= depth:
             bound = BOUND_NONE      # only a deeper search's bound, and only for the candidate
@@ -1152,8 +1153,8 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
         if clock_check and (s.visit_share_time or s.contested_time):
             s.time_factor = visit_share_factor(s) if s.visit_share_time else 1.0
             contested = s.contested_time and root_contested(s)
-            if contested and s.time_factor < CONTESTED_TIME_FACTOR / 1000.0:
-                s.time_factor = CONTESTED_TIME_FACTOR / 1000.0
+            if contested:
+                s.time_factor = max(s.time_factor, CONTESTED_TIME_FACTOR / 1000.0)
         if soft_budget_spent(&s.time, s.signals, s.time_factor):
             s.stop_reason = STOP_TIME
             break
