@@ -51,6 +51,13 @@ cdef enum:
     STOP_SETTLED = 5     # the most visited move can no longer be overtaken in the time left
 
 cdef enum:
+    # What `verified_move` did when the search ended.
+    VERIFY_NONE = 0         # nothing to check: off, no clock, the tree and the root's search agree, a proof
+    VERIFY_KEPT = 1         # the favourite held within VERIFY_MARGIN of the root search's score
+    VERIFY_OVERRULED = 2    # it failed low: the root search's move is played
+    VERIFY_CUT_OFF = 3      # the hard limit stopped the check: the favourite is played
+
+cdef enum:
     PRIOR_ONE = 65535    # a prior is stored in 1/65535ths: the node stays 32 bytes
 cdef enum:
     # Refreshed priors (the `refresh_priors` switch, on by default): an expanded node's children get new
@@ -80,6 +87,11 @@ cdef enum:
     # planned one, and the search does not stop early (as alpha-beta takes more time when its best
     # move changes).
     CONTESTED_TIME_FACTOR = 1500
+    # The `verified_move` candidate: when the search ends with the tree's favourite at the root
+    # not the move its latest refreshing search found best, the favourite is searched as deep in
+    # a null window this many centipawns below that search's score; failing low there, it gives
+    # way to the searched move.  Within the margin the tree's choice stands.
+    VERIFY_MARGIN = 25
 
 cdef enum:
     # A node's life, for threads that reach it at the same time (changed by compare-and-swap
@@ -130,7 +142,9 @@ cdef struct MCTSShared:
     int pause_requested      # a flag: the main thread wants the tree quiet (to recycle the pool)
     int helpers_paused       # helpers waiting at the top of their loop while pause_requested
     int recycles             # times this search freed room by dropping the least visited subtrees
-    uint32_t root_search_move  # the best move of the root's latest refreshing search (MOVE_NONE: none yet)
+    # The root's latest refreshing search: its best move, depth and score in one word
+    # (pack_root_search), so no thread reads one search's move with another's score; 0: none yet.
+    uint64_t root_search
 
 
 cdef struct MCTSState:
@@ -169,6 +183,7 @@ cdef struct MCTSState:
     bint visit_share_time    # scale the soft limit by the most visited root move's share (adopted)
     bint settled_stop        # stop before the soft limit once the most visited root move cannot be overtaken
     bint contested_time      # more time, no early stop, while the root's search and the tree disagree (candidate)
+    bint verified_move       # the tree's favourite is checked against the root's search before it is played (candidate)
     double time_factor       # the soft limit's current scale (1: as the time manager planned)
     uint64_t playout_limit   # 0: none
     int depth_limit          # stop once the average selection depth reaches it (or the pool is full); 0: none
@@ -177,6 +192,8 @@ cdef struct MCTSState:
     uint64_t playouts        # this thread's (the search's total is in shared)
     uint64_t nodes           # playouts plus the alpha-beta nodes of the leaves' searches, this thread's
     int stop_reason          # STOP_* (the main thread's is the search's)
+    int verification         # VERIFY_*: what `verified_move` did at the end of the main thread's search
+    uint32_t verified_child  # the root child played instead of the tree's favourite (NODE_NONE: the favourite)
     uint64_t depth_sum       # over this thread's playouts
     int seldepth
     # The Python MCTSSearcher, told of progress with the GIL (report_progress); NULL in a
@@ -210,6 +227,10 @@ cdef void backup_minimax(NodePool* p, uint32_t node, double value) noexcept nogi
 cdef bint update_proof(NodePool* p, uint32_t node) noexcept nogil
 cdef void propagate_proof(NodePool* p, uint32_t node, uint32_t root) noexcept nogil
 cdef uint32_t best_child(const NodePool* p, uint32_t node) noexcept nogil
+# The root's latest refreshing search, unpacked from MCTSShared.root_search (MOVE_NONE: none yet).
+cdef Move root_search_move_of(uint64_t word) noexcept nogil
+cdef int root_search_depth_of(uint64_t word) noexcept nogil
+cdef int root_search_score_of(uint64_t word) noexcept nogil
 cdef uint32_t expand(MCTSState* s, uint32_t node, const Move* allowed, int allowed_count) noexcept nogil
 # refresh_priors' plies at this many visits, or 0: `extra` more than the schedule, at most `max_depth`.
 cdef int refresh_depth(uint32_t visits, int extra, int max_depth) noexcept nogil
@@ -223,3 +244,6 @@ cdef void helpers_not_started(MCTSShared* shared, int count) noexcept nogil
 cdef void stop_helpers(MCTSShared* shared) noexcept nogil     # raise their stop, wait until all are out
 cdef void mcts_search(MCTSState* s) noexcept nogil
 cdef void mcts_helper(MCTSState* s) noexcept nogil
+# `verified_move`'s check of the tree's favourite against the root's latest search (the main
+# thread's, once the helpers are done): sets s.verification, and s.verified_child if overruled.
+cdef void verify_tree_move(MCTSState* s) noexcept nogil

@@ -55,6 +55,7 @@ cdef extern from "atomics.h" nogil:
     void add_u32 "kestrel_add_u32"(uint32_t* p, uint32_t v)
     bint cas_u32 "kestrel_cas_u32"(uint32_t* p, uint32_t expected, uint32_t desired)
     uint64_t load_u64 "kestrel_load_u64"(const uint64_t* p)
+    void store_u64 "kestrel_store_u64"(uint64_t* p, uint64_t v)
     void add_u64 "kestrel_add_u64"(uint64_t* p, uint64_t v)
     double load_f64 "kestrel_load_f64"(const double* p)
     void add_f64 "kestrel_add_f64"(double* p, double v)
@@ -72,6 +73,7 @@ cdef enum:
     SPINS_BEFORE_YIELD = 64        # waiting for another thread's expansion: spin a little, then yield
     RECYCLE_KEEP_PERCENT = 50      # a full pool is recycled down to at most this share of its nodes
     MAX_THRESHOLD = 0x40000000     # (visit thresholds double up to here, never overflowing)
+    ROOT_SCORE_OFFSET = 32768      # a packed root search score is stored as score + this (16 bits)
 
 
 # ---------------------------------------------------------------- the pool
@@ -778,6 +780,25 @@ cdef void bound_root_children(MCTSState* s, uint32_t node, int score) noexcept n
             shift_value(p, index, bound, s.root_bound_share)
 
 
+cdef inline uint64_t pack_root_search(Move move, int depth, int score) noexcept nogil:
+    """A root search's best move (bits 0-15), depth (32-39) and score (40-55, offset to be
+    positive) in one word; never 0, as depth is at least 1."""
+    return (<uint64_t>move | (<uint64_t>(depth & 0xFF) << 32)
+            | (<uint64_t>((score + ROOT_SCORE_OFFSET) & 0xFFFF) << 40))
+
+
+cdef Move root_search_move_of(uint64_t word) noexcept nogil:
+    return <Move>(word & 0xFFFF)
+
+
+cdef int root_search_depth_of(uint64_t word) noexcept nogil:
+    return <int>((word >> 32) & 0xFF)
+
+
+cdef int root_search_score_of(uint64_t word) noexcept nogil:
+    return <int>((word >> 40) & 0xFFFF) - ROOT_SCORE_OFFSET
+
+
 cdef void refresh_priors(MCTSState* s, uint32_t node, int ply, int depth) noexcept nogil:
     """New priors for the children of `node` (the board stands at it, `ply` moves below the
     root): a full-window alpha-beta search of `depth` plies leaves its best move and history
@@ -802,8 +823,9 @@ cdef void refresh_priors(MCTSState* s, uint32_t node, int ply, int depth) noexce
     if s.refresh_value_share > 0.0:
         shift_value(p, node, 1.0 - score_value(s, score), s.refresh_value_share)
     if ply == 0:
-        # Its principal variation's first move (none if the search ended without one).
-        store_u32(&s.shared.root_search_move, qs.pv_table[0][0] if qs.pv_length[0] > 0 else MOVE_NONE)
+        # Its principal variation's first move, depth and score (none if it ended without one).
+        store_u64(&s.shared.root_search,
+                  pack_root_search(qs.pv_table[0][0], depth, score) if qs.pv_length[0] > 0 else 0)
         if s.root_bound_share > 0.0:
             bound_root_children(s, node, score)
     for i in range(count):
@@ -1001,7 +1023,7 @@ cdef bint settled(MCTSState* s, int64_t elapsed) noexcept nogil:
 cdef bint root_contested(MCTSState* s) noexcept nogil:
     """Whether the root's latest refreshing search (the deepest alpha-beta search of the root
     so far) prefers another move than the one the tree would play now."""
-    cdef uint32_t searched = load_u32(&s.shared.root_search_move)
+    cdef Move searched = root_search_move_of(load_u64(&s.shared.root_search))
     cdef uint32_t best
     if searched == MOVE_NONE:
         return False
@@ -1041,7 +1063,7 @@ cdef void shared_reset(MCTSShared* shared, int helpers) noexcept nogil:
     shared.pause_requested = 0
     shared.helpers_paused = 0
     shared.recycles = 0
-    shared.root_search_move = MOVE_NONE
+    shared.root_search = 0
 
 
 cdef void helpers_not_started(MCTSShared* shared, int count) noexcept nogil:
@@ -1101,6 +1123,56 @@ cdef bint recycle_tree(MCTSState* s) noexcept nogil:
     return made_room
 
 
+cdef uint32_t root_child_with(MCTSState* s, Move m) noexcept nogil:
+    """The root's child reached by `m`, or NODE_NONE."""
+    cdef const Node* root = &s.pool.nodes[s.root]
+    cdef uint32_t i
+    for i in range(root.child_count):
+        if s.pool.nodes[root.first_child + i].move == m:
+            return root.first_child + i
+    return NODE_NONE
+
+
+cdef void verify_tree_move(MCTSState* s) noexcept nogil:
+    """The `verified_move` candidate, once the helpers are done: when the root's latest
+    refreshing search (the deepest alpha-beta search of the root so far) found another move best
+    than the tree's favourite, search the favourite as deep in a null window VERIFY_MARGIN below
+    that search's score.  Failing low there, the favourite is refuted by more than the margin,
+    deeper than the tree has looked (the tree plays the moves whose refutations lie beyond its
+    leaves' searches), and the searched move is played instead (s.verified_child).
+
+    A proof, a mate score, a check the clock's hard limit cuts off: the favourite stands.
+    """
+    cdef SearchState* qs = s.qs
+    cdef uint64_t word = load_u64(&s.shared.root_search)
+    cdef uint64_t nodes_before = qs.nodes
+    cdef Move searched = root_search_move_of(word)
+    cdef int depth = root_search_depth_of(word), bar = root_search_score_of(word) - VERIFY_MARGIN, score
+    cdef uint32_t favourite = best_child(s.pool, s.root), alternative
+    if word == 0 or favourite == NODE_NONE or s.pool.nodes[favourite].move == searched:
+        return
+    if proven_of(&s.pool.nodes[favourite]) != PROVEN_UNKNOWN or depth < 2:
+        return
+    if bar >= MATE_IN_MAX_PLY - VERIFY_MARGIN or bar <= -MATE_IN_MAX_PLY:
+        return      # a mate: the solver's and the search's business, not a margin's
+    alternative = root_child_with(s, searched)
+    if alternative == NODE_NONE or proven_of(&s.pool.nodes[alternative]) == PROVEN_LOSS:
+        return
+    enter_child(s, 0, s.pool.nodes[favourite].move)
+    qs.completed_depth = depth      # check extensions as the root search had them
+    score = -negamax(qs, depth - 1, -bar, -bar + 1, 1, False)
+    undo_move(&qs.board)
+    s.nodes += qs.nodes - nodes_before
+    add_u64(&s.shared.nodes, qs.nodes - nodes_before)
+    if qs.stopped:
+        s.verification = VERIFY_CUT_OFF
+    elif score < bar:
+        s.verification = VERIFY_OVERRULED
+        s.verified_child = alternative
+    else:
+        s.verification = VERIFY_KEPT
+
+
 cdef inline void pause_here(MCTSState* s) noexcept nogil:
     """A helper: wait while the main thread recycles the pool (or until told to stop)."""
     cdef MCTSShared* shared = s.shared
@@ -1124,6 +1196,8 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
     cdef int result
     cdef bint recycle_failed = False, clock_check, contested
     start_thread_counts(s)
+    s.verification = VERIFY_NONE
+    s.verified_child = NODE_NONE
     while True:
         if load_flag(&s.signals.stop_requested):
             s.stop_reason = STOP_SIGNAL
@@ -1171,6 +1245,9 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
             s.stop_reason = STOP_SIGNAL if load_flag(&s.signals.stop_requested) else STOP_TIME
             break
     finish_helpers(s)
+    if (s.verified_move and (s.stop_reason == STOP_TIME or s.stop_reason == STOP_SETTLED)
+            and not s.qs.stopped and may_stop_early(&s.time, s.signals)):
+        verify_tree_move(s)
     report_progress(s.reporter, REPORT_FINAL, 0)
 
 

@@ -29,12 +29,14 @@ from search.mcts cimport (
     LEAF_EVAL, LEAF_PLAYOUT, SELECT_PUCT, SELECT_UCT, PRIOR_ONE, VIRTUAL_LOSS, MAX_TREE_DEPTH,
     STAGE_NEW, STAGE_LEAF, STAGE_EXPANDED,
     STOP_NONE, STOP_SIGNAL, STOP_PROVEN, STOP_LIMIT, STOP_TIME, STOP_SETTLED,
+    VERIFY_NONE, VERIFY_KEPT, VERIFY_OVERRULED, VERIFY_CUT_OFF, root_search_move_of, root_search_depth_of,
+    root_search_score_of,
     pool_allocate, pool_free, pool_new_root, pool_alloc, pool_keep_subtree, pool_recycle, pool_used,
     node_expanded,
     ucb_score, select_child, select_child_puct, backpropagate, backup_minimax, propagate_proof,
     REFRESH_VALUE_SHARE, REFRESH_MAX_DEPTH, ROOT_REFRESH_EXTRA, ROOT_REFRESH_MAX_DEPTH, ROOT_BOUND_SHARE,
     best_child, expand, refresh_depth, shared_reset, helpers_not_started, stop_helpers,
-    mcts_search, mcts_helper,
+    mcts_search, mcts_helper, verify_tree_move,
 )
 from search.mcts_value cimport (
     VALUE_MODEL_LOGISTIC, VALUE_MODEL_WDL, board_material, probability_to_score, score_to_probability,
@@ -63,6 +65,7 @@ SELECTIONS = ("puct", "uct")
 VALUE_MODELS = ("logistic", "wdl")
 STOP_REASONS = {STOP_NONE: None, STOP_SIGNAL: "stop", STOP_PROVEN: "proven", STOP_LIMIT: "limit",
                 STOP_TIME: "time", STOP_SETTLED: "settled"}
+VERIFICATIONS = {VERIFY_NONE: None, VERIFY_KEPT: "kept", VERIFY_OVERRULED: "overruled", VERIFY_CUT_OFF: "cut off"}
 MAX_LEAF_DEPTH = 8
 # How far back in the game the previous root may lie for its subtree to be kept.
 MAX_REUSE_PLIES = 8
@@ -126,6 +129,10 @@ DEFAULT_TT_BOUND_LEAVES = False
 # move than the tree's, the soft limit is at least 1.5 times the plan and there is no early stop
 # (mcts.pxd, CONTESTED_TIME_FACTOR).
 DEFAULT_CONTESTED_TIME = False
+# A candidate, off until games show it: when the search ends with the tree's favourite not the move
+# the root's latest refreshing search found best, the favourite is searched as deep; refuted by more
+# than VERIFY_MARGIN there, the searched move is played (mcts.pyx, verify_tree_move()).
+DEFAULT_VERIFIED_MOVE = False
 # configure() names that only this searcher has, with their defaults (the others are the
 # leaves', alpha-beta's names); each is an attribute of MCTSSearcher of the same name.
 OWN_SWITCH_DEFAULTS = {
@@ -134,6 +141,7 @@ OWN_SWITCH_DEFAULTS = {
     "refresh_priors": DEFAULT_REFRESH_PRIORS, "refresh_value": DEFAULT_REFRESH_VALUE,
     "deep_root_refresh": DEFAULT_DEEP_ROOT_REFRESH, "root_search_bounds": DEFAULT_ROOT_SEARCH_BOUNDS,
     "tt_bound_leaves": DEFAULT_TT_BOUND_LEAVES, "contested_time": DEFAULT_CONTESTED_TIME,
+    "verified_move": DEFAULT_VERIFIED_MOVE,
 }
 OWN_SWITCHES = tuple(OWN_SWITCH_DEFAULTS)
 # The names of the features of prior_features(), indexed by mcts_priors.pxd's enum (a feature
@@ -220,6 +228,7 @@ cdef class MCTSSearcher(Searcher):
     cdef public bint root_search_bounds  # the root's refreshes bound its children's means (DEFAULT_ROOT_SEARCH_BOUNDS)
     cdef public bint tt_bound_leaves     # deeper searches' table entries bound the leaves (DEFAULT_TT_BOUND_LEAVES)
     cdef public bint contested_time      # more time while the root and the tree disagree (DEFAULT_CONTESTED_TIME)
+    cdef public bint verified_move       # the favourite checked against the root's search (DEFAULT_VERIFIED_MOVE)
     cdef int leaf_code
     cdef int leaf_depth_value
     cdef int leaf_depth_root_value
@@ -239,6 +248,7 @@ cdef class MCTSSearcher(Searcher):
         if self.state == NULL or self.qs == NULL:
             raise MemoryError()
         memset(self.state, 0, sizeof(MCTSState))
+        self.state.verified_child = NODE_NONE      # (0 is a node)
         memset(self.qs, 0, sizeof(SearchState))
         memset(&self.pool, 0, sizeof(NodePool))
         memset(&self.shared, 0, sizeof(MCTSShared))
@@ -401,8 +411,40 @@ cdef class MCTSSearcher(Searcher):
     def root_search_move(self) -> Optional[str]:
         """The best move of the last search's latest refresh of the root (its deepest alpha-beta
         search of the root position), or None when no refresh of the root has run."""
-        cdef uint32_t move = self.shared.root_search_move
+        cdef Move move = root_search_move_of(self.shared.root_search)
         return None if move == MOVE_NONE else move_to_uci(&self.qs.board, <Move>move)
+
+    def verify_favourite(self) -> Tuple[Optional[str], str]:
+        """Run `verified_move`'s check on the last search's tree now, untimed (for tests and
+        inspection: a search runs it itself when the switch is on and a clock ends it): returns
+        what it did, as `verification` says it, and the move it would play."""
+        if not self.tree_valid:
+            raise ValueError("no search has left a tree to check")
+        memset(&self.qs.time, 0, sizeof(TimeBudget))
+        self.qs.stopped = False
+        self.state.verification = VERIFY_NONE
+        self.state.verified_child = NODE_NONE
+        with nogil:
+            verify_tree_move(self.state)
+        return VERIFICATIONS[self.state.verification], move_to_uci(&self.qs.board,
+                                                                   self.pool.nodes[self._chosen_child()].move)
+
+    @property
+    def root_search(self) -> Optional[Tuple[str, int, int]]:
+        """The last search's latest refresh of the root: its best move, depth and score (the
+        score in centipawns for the side to move), or None when no refresh of the root has run."""
+        cdef uint64_t word = self.shared.root_search
+        if word == 0:
+            return None
+        return (move_to_uci(&self.qs.board, root_search_move_of(word)), root_search_depth_of(word),
+                root_search_score_of(word))
+
+    @property
+    def verification(self) -> Optional[str]:
+        """What `verified_move` did at the end of the last search: None (nothing to check),
+        'kept' (the favourite held), 'overruled' (the root search's move was played instead)
+        or 'cut off' (the hard limit stopped the check; the favourite was played)."""
+        return VERIFICATIONS[self.state.verification]
 
     @property
     def time_factor(self) -> float:
@@ -426,7 +468,8 @@ cdef class MCTSSearcher(Searcher):
         `root_search_bounds` (the root's refreshes bound its children's means, a candidate),
         `tt_bound_leaves` (deeper searches' table entries bound the leaves' scores, a candidate),
         `contested_time` (more time, no early stop, while the root's latest search prefers
-        another move than the tree, a candidate),
+        another move than the tree, a candidate), `verified_move` (the tree's favourite searched
+        as deep as the root's latest search before it is played, a candidate),
         and `tt_keep_exact` and the leaves' alpha-beta switches (AlphaBetaSearcher.configure()'s
         names; the leaves never use aspiration windows).  A switch not named is as by default;
         an unknown name is a TypeError.  KESTREL_SEARCH_ON/OFF reach MCTS through this."""
@@ -627,6 +670,8 @@ cdef class MCTSSearcher(Searcher):
         s.visit_share_time = self.visit_share_time
         s.settled_stop = self.settled_stop
         s.contested_time = self.contested_time
+        s.verified_move = self.verified_move
+        s.verified_child = NODE_NONE
         s.deep_leaf_weight = self.deep_leaf_weight
         s.refresh_priors = self.refresh_priors
         s.refresh_value_share = REFRESH_VALUE_SHARE / 1000.0 if self.refresh_value else 0.0
@@ -691,7 +736,7 @@ cdef class MCTSSearcher(Searcher):
         for thread in self.helper_threads:
             thread.join()
         self.helper_threads = []
-        best = best_child(&self.pool, self.state.root)
+        best = self._chosen_child()
         self.tree_valid = True
         self.tree_was_full = self.tree_was_full or self.shared.pool_full or self.shared.recycles > 0
         pv = self._pv_from(best)
@@ -715,10 +760,17 @@ cdef class MCTSSearcher(Searcher):
                 break
         return pv
 
+    cdef uint32_t _chosen_child(self):
+        """The root child to play: the tree's favourite (best_child), unless `verified_move`
+        found it refuted and put the root search's move in its place."""
+        if self.state.verified_child != NODE_NONE:
+            return self.state.verified_child
+        return best_child(&self.pool, self.state.root)
+
     cdef list _ranked_root_children(self):
         """Root children, best first by the rule of the final move choice."""
         cdef const Node* root = &self.pool.nodes[self.state.root]
-        cdef uint32_t first = best_child(&self.pool, self.state.root)
+        cdef uint32_t first = self._chosen_child()
         cdef uint32_t i
         cdef const Node* c
         keyed = []

@@ -46,6 +46,9 @@ static __inline int kestrel_cas_u32(uint32_t* p, uint32_t expected, uint32_t des
 static __inline uint64_t kestrel_load_u64(const uint64_t* p) {
     return (uint64_t)_InterlockedOr64((volatile __int64*)p, 0);
 }
+static __inline void kestrel_store_u64(uint64_t* p, uint64_t v) {
+    _InterlockedExchange64((volatile __int64*)p, (__int64)v);
+}
 static __inline void kestrel_add_u64(uint64_t* p, uint64_t v) {
     _InterlockedExchangeAdd64((volatile __int64*)p, (__int64)v);
 }
@@ -82,6 +85,7 @@ static inline int kestrel_cas_u32(uint32_t* p, uint32_t expected, uint32_t desir
     return __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
 }
 static inline uint64_t kestrel_load_u64(const uint64_t* p) { return __atomic_load_n(p, __ATOMIC_RELAXED); }
+static inline void kestrel_store_u64(uint64_t* p, uint64_t v) { __atomic_store_n(p, v, __ATOMIC_RELAXED); }
 static inline void kestrel_add_u64(uint64_t* p, uint64_t v) { __atomic_fetch_add(p, v, __ATOMIC_RELAXED); }
 static inline int kestrel_cas_u64(uint64_t* p, uint64_t expected, uint64_t desired) {
     return __atomic_compare_exchange_n(p, &expected, desired, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED);
