@@ -29,7 +29,7 @@ from search.mcts cimport (
     LEAF_EVAL, LEAF_PLAYOUT, SELECT_PUCT, SELECT_UCT, PRIOR_ONE, VIRTUAL_LOSS, MAX_TREE_DEPTH,
     STAGE_NEW, STAGE_LEAF, STAGE_EXPANDED,
     STOP_NONE, STOP_SIGNAL, STOP_PROVEN, STOP_LIMIT, STOP_TIME, STOP_SETTLED,
-    VERIFY_NONE, VERIFY_KEPT, VERIFY_OVERRULED, VERIFY_CUT_OFF, root_search_move_of, root_search_depth_of,
+    VERIFY_NONE, VERIFY_KEPT, VERIFY_OVERRULED, VERIFY_CUT_OFF, VERIFY_MARGIN, root_search_move_of, root_search_depth_of,
     root_search_score_of,
     pool_allocate, pool_free, pool_new_root, pool_alloc, pool_keep_subtree, pool_recycle, pool_used,
     node_expanded,
@@ -133,6 +133,7 @@ DEFAULT_CONTESTED_TIME = False
 # the root's latest refreshing search found best, the favourite is searched as deep; refuted by more
 # than VERIFY_MARGIN there, the searched move is played (mcts.pyx, verify_tree_move()).
 DEFAULT_VERIFIED_MOVE = False
+VERIFY_MARGIN_CP = VERIFY_MARGIN    # (mcts.pxd) how far below the root search's score a favourite is refuted
 # configure() names that only this searcher has, with their defaults (the others are the
 # leaves', alpha-beta's names); each is an attribute of MCTSSearcher of the same name.
 OWN_SWITCH_DEFAULTS = {

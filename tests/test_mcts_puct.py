@@ -25,8 +25,10 @@ from search.mcts_searcher import (
     DEFAULT_SELECTION,
     DEFAULT_SETTLED_STOP,
     DEFAULT_VALUE_MODEL,
+    DEFAULT_VERIFIED_MOVE,
     DEFAULT_VISIT_SHARE_TIME,
     PRIOR_FEATURES,
+    VERIFY_MARGIN_CP,
     HandTree,
     MCTSSearcher,
     puct,
@@ -382,6 +384,75 @@ def test_contested_time_adds_nothing_when_the_root_search_agrees() -> None:
     result = s.search(Position(HANGING_QUEEN), SearchLimits(wtime=6000, btime=6000))
     assert result.best_move == s.root_search_move == "c1g5"
     assert s.stop_reason == "settled" and s.time_factor < 1.0
+
+
+def most_visited(s: MCTSSearcher) -> str:
+    children = s.root_children()
+    return max(children, key=lambda child: child["visits"])["move"]
+
+
+def test_the_root_search_keeps_its_depth_and_score() -> None:
+    """The root's latest refresh is kept whole: its move, its depth and its score, for the side
+    to move.  The pin wins back the queen for a bishop (about level: every other move stays a
+    queen for a bishop down); the hanging queen is won outright."""
+    s = searcher(reuse_tree=False)
+    s.search(Position(PIN_WINS_THE_QUEEN), SearchLimits(nodes=8))
+    assert s.root_search is None
+    s.search(Position(PIN_WINS_THE_QUEEN), SearchLimits(nodes=200))
+    move, depth, score = s.root_search
+    assert move == s.root_search_move == "d3b5"
+    assert 5 <= depth <= 10 and -150 < score < 150
+    s.search(Position(HANGING_QUEEN), SearchLimits(nodes=200))
+    move, depth, score = s.root_search
+    assert move == "c1g5" and score > 600
+
+
+def test_verify_favourite_leaves_a_favourite_the_root_search_shares() -> None:
+    s = searcher(reuse_tree=False)
+    result = s.search(Position(HANGING_QUEEN), SearchLimits(nodes=2000))
+    assert result.best_move == s.root_search_move == "c1g5"
+    assert s.verify_favourite() == (None, "c1g5")
+
+
+# Positions from the games against alpha-beta (MCTS to move) where, after `nodes` playouts, the
+# tree's favourite is not the root search's move and an alpha-beta search as deep refutes it.
+REFUTED_FAVOURITES = [
+    ("r2r2k1/p1p2pbp/4b1p1/2N1p3/4q3/1P2B3/P1P1QPPP/3R1RK1 b - - 1 17", 1000),
+    ("r2qk2r/p2npp2/1p3b2/1B1Q3p/P2pN1b1/2P1P3/1P3PP1/R3K1NR b KQkq - 1 13", 1000),
+]
+
+
+@pytest.mark.parametrize(("fen", "nodes"), REFUTED_FAVOURITES)
+def test_verify_favourite_overrules_a_favourite_the_root_search_refutes(fen: str, nodes: int) -> None:
+    """The check searches the favourite as deep as the root's search, finds it more than the
+    margin below that search's score and plays the searched move; a fresh alpha-beta search of
+    the favourite, as deep, agrees that it is that much worse."""
+    s = searcher(reuse_tree=False)
+    result = s.search(Position(fen), SearchLimits(nodes=nodes))
+    searched, depth, score = s.root_search
+    assert result.best_move == most_visited(s) != searched
+    assert s.verify_favourite() == ("overruled", searched)
+    board = chess.Board(fen)
+    board.push_uci(result.best_move)
+    check = AlphaBetaSearcher(hash_mb=16).search(Position(board.fen()), SearchLimits(depth=depth - 1))
+    assert check.score[0] == "cp" and -check.score[1] < score - VERIFY_MARGIN_CP
+
+
+def test_verified_move_plays_what_the_check_decided() -> None:
+    """Under a clock, with the switch on: a favourite overruled gives way to the root search's
+    move; one kept (or not checked) is played.  Off (the default), nothing is checked."""
+    assert DEFAULT_VERIFIED_MOVE is False
+    for fen, _ in REFUTED_FAVOURITES:
+        s = searcher(reuse_tree=False)
+        result = s.search(Position(fen), SearchLimits(wtime=3000, btime=3000, winc=50, binc=50))
+        assert s.verification is None
+        s.configure(verified_move=True)
+        result = s.search(Position(fen), SearchLimits(wtime=3000, btime=3000, winc=50, binc=50))
+        if s.verification == "overruled":
+            assert result.best_move == s.root_search_move != most_visited(s)
+        else:
+            assert result.best_move == most_visited(s)
+            assert s.verification in ("kept", "cut off") or s.root_search_move in (None, result.best_move)
 
 
 def test_visit_share_time_scales_the_soft_limit_by_the_node_share_rule() -> None:
