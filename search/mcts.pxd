@@ -87,7 +87,7 @@ cdef enum:
     # planned one, and the search does not stop early (as alpha-beta takes more time when its best
     # move changes).
     CONTESTED_TIME_FACTOR = 1500
-    # The `verified_move` candidate: when the search ends with the tree's favourite at the root
+    # `verified_move` (adopted in session 19): when the search ends with the tree's favourite at the root
     # not the move its latest refreshing search found best, the favourite is searched as deep in
     # a null window this many centipawns below that search's score; failing low there, it gives
     # way to the searched move.  Within the margin the tree's choice stands.
@@ -183,7 +183,7 @@ cdef struct MCTSState:
     bint visit_share_time    # scale the soft limit by the most visited root move's share (adopted)
     bint settled_stop        # stop before the soft limit once the most visited root move cannot be overtaken
     bint contested_time      # more time, no early stop, while the root's search and the tree disagree (candidate)
-    bint verified_move       # the tree's favourite is checked against the root's search before it is played (candidate)
+    bint verified_move       # the tree's favourite is checked against the root's search before it is played (adopted)
     double time_factor       # the soft limit's current scale (1: as the time manager planned)
     uint64_t playout_limit   # 0: none
     int depth_limit          # stop once the average selection depth reaches it (or the pool is full); 0: none

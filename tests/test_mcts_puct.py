@@ -439,14 +439,16 @@ def test_verify_favourite_overrules_a_favourite_the_root_search_refutes(fen: str
 
 
 def test_verified_move_plays_what_the_check_decided() -> None:
-    """Under a clock, with the switch on: a favourite overruled gives way to the root search's
-    move; one kept (or not checked) is played.  Off (the default), nothing is checked."""
-    assert DEFAULT_VERIFIED_MOVE is False
+    """Under a clock, with the switch on (the default): a favourite overruled gives way to the
+    root search's move; one kept (or not checked) is played.  Off, nothing is checked."""
+    assert DEFAULT_VERIFIED_MOVE is True
     for fen, _ in REFUTED_FAVOURITES:
         s = searcher(reuse_tree=False)
+        s.configure(verified_move=False)
         result = s.search(Position(fen), SearchLimits(wtime=3000, btime=3000, winc=50, binc=50))
         assert s.verification is None
-        s.configure(verified_move=True)
+        s.configure()
+        assert s.verified_move is True
         result = s.search(Position(fen), SearchLimits(wtime=3000, btime=3000, winc=50, binc=50))
         if s.verification == "overruled":
             assert result.best_move == s.root_search_move != most_visited(s)
