@@ -415,14 +415,14 @@ cdef class MCTSSearcher(Searcher):
         """The best move of the last search's latest refresh of the root (its deepest alpha-beta
         search of the root position), or None when no refresh of the root has run."""
         cdef Move move = root_search_move_of(self.shared.root_search)
-        return None if move == MOVE_NONE else move_to_uci(&self.qs.board, <Move>move)
+        return None if move == MOVE_NONE else move_to_uci(&self.qs.board, move)
 
     def verify_favourite(self) -> Tuple[Optional[str], str]:
         """Run `verified_move`'s check on the last search's tree now, untimed (for tests and
         inspection: a search runs it itself when the switch is on and a clock ends it): returns
         what it did, as `verification` says it, and the move it would play."""
-        if not self.tree_valid:
-            raise ValueError("no search has left a tree to check")
+        if not self.tree_valid or best_child(&self.pool, self.state.root) == NODE_NONE:
+            raise ValueError("no search has left a tree with moves to check")
         memset(&self.qs.time, 0, sizeof(TimeBudget))
         self.qs.stopped = False
         self.state.verification = VERIFY_NONE
