@@ -743,7 +743,7 @@ cdef class MCTSSearcher(Searcher):
         self.tree_valid = True
         self.tree_was_full = self.tree_was_full or self.shared.pool_full or self.shared.recycles > 0
         pv = self._pv_from(best)
-        value = node_value(&self.pool.nodes[best], self.value_model_code, self.root_material)
+        value = self._child_value(best)
         return SearchResult(pv[0], pv[1] if len(pv) > 1 else None, uci_score(value),
                             self._average_depth(), self.shared.nodes, pv, value)
 
@@ -769,6 +769,14 @@ cdef class MCTSSearcher(Searcher):
         if self.state.verified_child != NODE_NONE:
             return self.state.verified_child
         return best_child(&self.pool, self.state.root)
+
+    cdef int _child_value(self, uint32_t child):
+        """A root child's score for `info` and the result: the tree's (node_value), but for a
+        move `verified_move` put in place of a refuted favourite, which the tree may hardly have
+        visited: the root search's score for it, which is what chose it."""
+        if child == self.state.verified_child and self.state.verification == VERIFY_OVERRULED:
+            return root_search_score_of(self.shared.root_search)
+        return node_value(&self.pool.nodes[child], self.value_model_code, self.root_material)
 
     cdef list _ranked_root_children(self):
         """Root children, best first by the rule of the final move choice."""
@@ -812,7 +820,7 @@ cdef class MCTSSearcher(Searcher):
         ranked = self._ranked_root_children()
         for line in range(min(max(1, min(self.multipv, MAX_MULTIPV)), len(ranked))):
             child = ranked[line]
-            value = node_value(&self.pool.nodes[child], self.value_model_code, self.root_material)
+            value = self._child_value(child)
             self._emit(self._pv_line(depth, s.seldepth, line + 1, value, None, s.nodes, self._pv_from(child)))
 
     # ------------------------------------------------------------ inspection

@@ -440,7 +440,8 @@ def test_verify_favourite_overrules_a_favourite_the_root_search_refutes(fen: str
 
 def test_verified_move_plays_what_the_check_decided() -> None:
     """Under a clock, with the switch on (the default): a favourite overruled gives way to the
-    root search's move; one kept (or not checked) is played.  Off, nothing is checked."""
+    root search's move, reported with that search's score; one kept (or not checked) is
+    played.  Off, nothing is checked."""
     assert DEFAULT_VERIFIED_MOVE is True
     for fen, _ in REFUTED_FAVOURITES:
         s = searcher(reuse_tree=False)
@@ -452,6 +453,8 @@ def test_verified_move_plays_what_the_check_decided() -> None:
         result = s.search(Position(fen), SearchLimits(wtime=3000, btime=3000, winc=50, binc=50))
         if s.verification == "overruled":
             assert result.best_move == s.root_search_move != most_visited(s)
+            # The score is the root search's, which chose the move, not the tree's few visits of it.
+            assert result.score == ("cp", s.root_search[2]) and result.value == s.root_search[2]
         else:
             assert result.best_move == most_visited(s)
             assert s.verification in ("kept", "cut off") or s.root_search_move in (None, result.best_move)
