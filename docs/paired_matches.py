@@ -15,24 +15,30 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Iterator
 
 import chess.pgn
 
 POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
 
-def pair_scores(path: str, engine: str) -> dict[str, float]:
-    """ENGINE's points in each round of `path` whose two games both finished."""
-    rounds: dict[str, tuple[float, int]] = {}
+def finished_games(path: str, engine: str) -> Iterator[tuple[str, float]]:
+    """(round, ENGINE's points) of each finished game of `path` that ENGINE played."""
     with open(path) as pgn:
         while (headers := chess.pgn.read_headers(pgn)) is not None:
             result = headers.get("Result", "*")
             if result not in POINTS or engine not in (headers.get("White"), headers.get("Black")):
                 continue
             points = POINTS[result] if headers.get("White") == engine else 1.0 - POINTS[result]
-            key = headers.get("Round", "?").split(".")[0]
-            total, games = rounds.get(key, (0.0, 0))
-            rounds[key] = (total + points, games + 1)
+            yield headers.get("Round", "?").split(".")[0], points
+
+
+def pair_scores(path: str, engine: str) -> dict[str, float]:
+    """ENGINE's points in each round of `path` whose two games both finished."""
+    rounds: dict[str, tuple[float, int]] = {}
+    for key, points in finished_games(path, engine):
+        total, games = rounds.get(key, (0.0, 0))
+        rounds[key] = (total + points, games + 1)
     return {key: total for key, (total, games) in rounds.items() if games == 2}
 
 
@@ -46,15 +52,10 @@ def stats(engine: str, paths: list[str]) -> str:
     wins = losses = draws = 0
     pentanomial = [0] * 5
     for path in paths:
-        with open(path) as pgn:
-            while (headers := chess.pgn.read_headers(pgn)) is not None:
-                result = headers.get("Result", "*")
-                if result not in POINTS or engine not in (headers.get("White"), headers.get("Black")):
-                    continue
-                points = POINTS[result] if headers.get("White") == engine else 1.0 - POINTS[result]
-                wins += points == 1.0
-                losses += points == 0.0
-                draws += points == 0.5
+        for _, points in finished_games(path, engine):
+            wins += points == 1.0
+            losses += points == 0.0
+            draws += points == 0.5
         for total in pair_scores(path, engine).values():
             pentanomial[round(total * 2)] += 1
     pairs = sum(pentanomial)
