@@ -446,7 +446,7 @@ def test_verified_move_plays_what_the_check_decided() -> None:
     for fen, _ in REFUTED_FAVOURITES:
         s = searcher(reuse_tree=False)
         s.configure(verified_move=False)
-        result = s.search(Position(fen), SearchLimits(wtime=3000, btime=3000, winc=50, binc=50))
+        s.search(Position(fen), SearchLimits(wtime=3000, btime=3000, winc=50, binc=50))
         assert s.verification is None
         s.configure()
         assert s.verified_move is True
