@@ -9,17 +9,23 @@ opening by opening: the difference of the two pair scores has far less variance 
     python docs/paired_matches.py paired ENGINE CAND1.pgn[,CAND2.pgn] BASE1.pgn[,BASE2.pgn]
         the candidate's pair scores minus the base's, opening by opening (CANDi with BASEi:
         the same seed), in Elo at the base's score with a 95% interval
+    python docs/paired_matches.py times ENGINE A.pgn [B.pgn ...]
+        ENGINE's thinking time per game and per move (its first 30 moves out of book, and all),
+        from the "{score/depth seconds}" comments the runner writes after each move
 """
 
 from __future__ import annotations
 
 import math
+import re
 import sys
 from collections.abc import Iterator
 
 import chess.pgn
 
 POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+SECONDS = re.compile(r"([0-9.]+)s\b")     # the runner's "{ +0.07/7 0.642s }" after each move
+EARLY_MOVES = 30
 
 
 def finished_games(path: str, engine: str) -> Iterator[tuple[str, float]]:
@@ -85,9 +91,35 @@ def paired(engine: str, candidates: list[str], bases: list[str]) -> str:
             f"{elo(base + mean + half) - elo(base):+.0f}) Elo")
 
 
+def times(engine: str, paths: list[str]) -> str:
+    """ENGINE's mean thinking time per game, per move early on and per move over the games."""
+    per_game: list[float] = []
+    early: list[float] = []
+    every: list[float] = []
+    for path in paths:
+        with open(path) as pgn:
+            while (game := chess.pgn.read_game(pgn)) is not None:
+                if engine not in (game.headers.get("White"), game.headers.get("Black")):
+                    continue
+                engine_is_white = game.headers.get("White") == engine
+                seconds = [float(found.group(1)) for node in game.mainline()
+                           if (node.turn() == chess.BLACK) == engine_is_white   # after ENGINE's move
+                           and (found := SECONDS.search(node.comment))]
+                per_game.append(sum(seconds))
+                early.extend(seconds[:EARLY_MOVES])
+                every.extend(seconds)
+    if not every:
+        return f"{engine}: no timed moves"
+    return (f"{engine}: {len(per_game)} games, {sum(per_game) / len(per_game):.1f} s per game; per move "
+            f"{sum(early) / len(early):.3f} s over its first {EARLY_MOVES} out of book, "
+            f"{sum(every) / len(every):.3f} s over all {len(every)}")
+
+
 if __name__ == "__main__":
     if len(sys.argv) >= 4 and sys.argv[1] == "stats":
         print(stats(sys.argv[2], sys.argv[3:]))
+    elif len(sys.argv) >= 4 and sys.argv[1] == "times":
+        print(times(sys.argv[2], sys.argv[3:]))
     elif len(sys.argv) == 5 and sys.argv[1] == "paired":
         print(paired(sys.argv[2], sys.argv[3].split(","), sys.argv[4].split(",")))
     else:
