@@ -99,7 +99,11 @@ DEFAULT_VISIT_SHARE_TIME = True
 # Under a clock, stop once the most visited root move cannot be overtaken before the soft limit
 # (settled() in mcts.pyx; the rule MCTS has had since its first session).  Off, it used about a
 # quarter more time early on and scored -10.4 +/- 29.0 in 300 games at 2 s + 0.02 s (session 15).
-DEFAULT_SETTLED_STOP = True
+# Off by default since session 21: with verified_move the move played is not settled by the visits
+# (a deeper root search can still overrule the favourite), and MCTS thought 0.204 s a move over its
+# first 30 against alpha-beta's 0.281.  Off against on, against alpha-beta at 10 s + 0.1 s, paired
+# over 200 games: +64 Elo (+8 .. +113) (docs/mcts.md, "Session 21").
+DEFAULT_SETTLED_STOP = False
 # A candidate, off until games show it: a leaf searched d plies deep counts as 1 + d visits.
 DEFAULT_DEEP_LEAF_WEIGHT = False
 # Priors from the weights fitted to alpha-beta's moves (FITTED_PRIOR_WEIGHTS, with the escape,
@@ -463,7 +467,7 @@ cdef class MCTSSearcher(Searcher):
 
     def configure(self, **switches: bool) -> None:
         """Switch techniques on or off by name: `visit_share_time` (the stop rule's, adopted),
-        `settled_stop` (the early stop once the most visited move cannot be overtaken, on),
+        `settled_stop` (the early stop once the most visited move cannot be overtaken, off),
         `deep_leaf_weight` (the backup's candidate), `fitted_priors` (the priors' fitted weights,
         adopted), `refresh_priors` (priors refreshed by searches as visits grow, adopted),
         `refresh_value` (those searches' values shift the node's mean, a candidate),

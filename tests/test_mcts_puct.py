@@ -314,17 +314,20 @@ def test_a_mate_found_in_a_leaf_is_near_certain() -> None:
 # ---------------------------------------------------------------- the stop rule
 
 def test_one_winning_capture_stops_before_its_time() -> None:
+    """settled_stop on: a position with one winning capture stops once that move cannot be
+    overtaken, before the clock's soft limit."""
     s = searcher(0)
+    s.configure(settled_stop=True)
     result = s.search(Position(HANGING_QUEEN), SearchLimits(wtime=120000, btime=120000))
     assert result.best_move == "c1g5"
     assert s.stop_reason == "settled"
 
 
 def test_without_the_settled_stop_the_search_runs_to_its_soft_limit() -> None:
-    """settled_stop off: the same one-move position is searched until the clock's soft limit."""
+    """settled_stop off (the default since session 21): the same one-move position is searched
+    until the clock's soft limit."""
     s = searcher(0)
-    s.configure(settled_stop=False)
-    assert DEFAULT_SETTLED_STOP is True and s.settled_stop is False
+    assert DEFAULT_SETTLED_STOP is False and s.settled_stop is False
     result = s.search(Position(HANGING_QUEEN), SearchLimits(wtime=20000, btime=20000))
     assert result.best_move == "c1g5"
     assert s.stop_reason == "time"
@@ -380,7 +383,7 @@ def test_contested_time_adds_nothing_when_the_root_search_agrees() -> None:
     capture of a hanging queen) stops early as without it, on a shrunken soft limit."""
     s = searcher(0)
     assert DEFAULT_CONTESTED_TIME is False and s.contested_time is False
-    s.configure(contested_time=True)
+    s.configure(contested_time=True, settled_stop=True)
     result = s.search(Position(HANGING_QUEEN), SearchLimits(wtime=6000, btime=6000))
     assert result.best_move == s.root_search_move == "c1g5"
     assert s.stop_reason == "settled" and s.time_factor < 1.0
