@@ -379,8 +379,9 @@ def test_the_root_refresh_records_its_best_move() -> None:
 
 
 def test_contested_time_adds_nothing_when_the_root_search_agrees() -> None:
-    """With contested_time on, a position where the root's search and the tree agree (the
-    capture of a hanging queen) stops early as without it, on a shrunken soft limit."""
+    """With contested_time and the early stop on (the early stop is off by default since
+    session 21), a position where the root's search and the tree agree (the capture of a
+    hanging queen) stops early as without contested_time, on a shrunken soft limit."""
     s = searcher(0)
     assert DEFAULT_CONTESTED_TIME is False and s.contested_time is False
     s.configure(contested_time=True, settled_stop=True)
