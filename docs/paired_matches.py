@@ -28,14 +28,22 @@ SECONDS = re.compile(r"([0-9.]+)s\b")     # the runner's "{ +0.07/7 0.642s }" af
 EARLY_MOVES = 30
 
 
+def plays_white(headers: chess.pgn.Headers, engine: str) -> bool | None:
+    """Whether ENGINE had White in the game of `headers`: None when it did not play there."""
+    if engine not in (headers.get("White"), headers.get("Black")):
+        return None
+    return headers.get("White") == engine
+
+
 def finished_games(path: str, engine: str) -> Iterator[tuple[str, float]]:
     """(round, ENGINE's points) of each finished game of `path` that ENGINE played."""
     with open(path) as pgn:
         while (headers := chess.pgn.read_headers(pgn)) is not None:
             result = headers.get("Result", "*")
-            if result not in POINTS or engine not in (headers.get("White"), headers.get("Black")):
+            white = plays_white(headers, engine)
+            if result not in POINTS or white is None:
                 continue
-            points = POINTS[result] if headers.get("White") == engine else 1.0 - POINTS[result]
+            points = POINTS[result] if white else 1.0 - POINTS[result]
             yield headers.get("Round", "?").split(".")[0], points
 
 
@@ -99,9 +107,9 @@ def times(engine: str, paths: list[str]) -> str:
     for path in paths:
         with open(path) as pgn:
             while (game := chess.pgn.read_game(pgn)) is not None:
-                if engine not in (game.headers.get("White"), game.headers.get("Black")):
+                engine_is_white = plays_white(game.headers, engine)
+                if engine_is_white is None:
                     continue
-                engine_is_white = game.headers.get("White") == engine
                 seconds = [float(found.group(1)) for node in game.mainline()
                            if (node.turn() == chess.BLACK) == engine_is_white   # after ENGINE's move
                            and (found := SECONDS.search(node.comment))]
