@@ -84,8 +84,8 @@ def stats(engine: str, paths: list[str]) -> str:
 def paired(engine: str, candidates: list[str], bases: list[str]) -> str:
     differences: list[float] = []
     base_scores: list[float] = []
-    for candidate, base in zip(candidates, bases, strict=True):
-        ours, theirs = pair_scores(candidate, engine), pair_scores(base, engine)
+    for candidate_path, base_path in zip(candidates, bases, strict=True):
+        ours, theirs = pair_scores(candidate_path, engine), pair_scores(base_path, engine)
         for key in ours.keys() & theirs.keys():
             differences.append((ours[key] - theirs[key]) / 2)
             base_scores.append(theirs[key] / 2)
