@@ -94,6 +94,15 @@ cdef enum:
     VERIFY_MARGIN = 25
 
 cdef enum:
+    # `progressive_widening` (a candidate): a node with N visits (threads' virtual losses included)
+    # lets selection try a new move only while fewer than WIDENING_BASE + sqrt(N / WIDENING_DIVISOR)
+    # of its moves have been tried (2 at first, 4 at 16 visits, 7 at 100, 18 at 1024); the untried
+    # move with the node's highest prior is always eligible, so a refresh that finds a new best
+    # move is never locked out.  docs/mcts.md, "Progressive widening".
+    WIDENING_BASE = 2
+    WIDENING_DIVISOR = 4
+
+cdef enum:
     # A node's life, for threads that reach it at the same time (changed by compare-and-swap
     # or a release store, read with acquire: once a thread sees EXPANDED, the children are there).
     STAGE_NEW = 0        # no thread has reached it yet
@@ -159,6 +168,7 @@ cdef struct MCTSState:
     int selection          # SELECT_*
     double c_puct          # PUCT's constant (values are in [0, 1])
     double fpu_reduction   # an unvisited child's value: the parent's mean minus this
+    bint progressive_widening    # PUCT tries a node's moves one by one as its visits grow (widening_limit)
     double prior_temperature
     const double* prior_weights  # HAND_ or FITTED_PRIOR_WEIGHTS (mcts_priors.pxd)
     int leaf_mode
@@ -219,8 +229,10 @@ cdef bint node_expanded(const Node* n) noexcept nogil     # its children can be 
 cdef double ucb_score(double log_parent_visits, uint32_t visits, double value_sum,
                       double c) noexcept nogil
 cdef uint32_t select_child(const NodePool* p, uint32_t node, double c, double minimax_weight) noexcept nogil
+# How many of a node's moves selection may have tried at `visits` visits (progressive widening).
+cdef uint32_t widening_limit(uint32_t visits) noexcept nogil
 cdef uint32_t select_child_puct(const NodePool* p, uint32_t node, double c_puct, double fpu_reduction,
-                                double minimax_weight) noexcept nogil
+                                double minimax_weight, bint widen) noexcept nogil
 cdef void backpropagate(NodePool* p, uint32_t node, double value, uint32_t virtual_loss,
                         uint32_t weight) noexcept nogil
 cdef void backup_minimax(NodePool* p, uint32_t node, double value) noexcept nogil

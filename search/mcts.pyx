@@ -311,8 +311,12 @@ cdef uint32_t select_child(const NodePool* p, uint32_t node, double c, double mi
     return best
 
 
+cdef uint32_t widening_limit(uint32_t visits) noexcept nogil:
+    return WIDENING_BASE + <uint32_t>sqrt(<double>visits / WIDENING_DIVISOR)
+
+
 cdef uint32_t select_child_puct(const NodePool* p, uint32_t node, double c_puct, double fpu_reduction,
-                                double minimax_weight) noexcept nogil:
+                                double minimax_weight, bint widen) noexcept nogil:
     """The child with the highest PUCT score (AlphaZero's rule: the value plus
     c * P * sqrt(N) / (1 + n)); proven losses are never chosen again.
 
@@ -320,6 +324,10 @@ cdef uint32_t select_child_puct(const NodePool* p, uint32_t node, double c_puct,
     `fpu_reduction` (first-play urgency): it is tried once its prior's bonus outweighs
     that doubt, so a node need not try its thirty quiet moves before a second look at
     the capture that wins.  Values blend in the minimax backup as under UCT.
+
+    With `widen` (progressive widening), once widening_limit() of the node's moves have been
+    tried, an untried move competes only if its prior is the node's highest (as after a
+    refresh that found it best); if no tried move can be chosen, every move competes.
     """
     cdef const Node* n = &p.nodes[node]
     cdef const Node* child
@@ -335,8 +343,19 @@ cdef uint32_t select_child_puct(const NodePool* p, uint32_t node, double c_puct,
     cdef double fpu = (1.0 - parent_sum / parent_visits if parent_visits > 0 else 0.5) - fpu_reduction
     cdef double score, best_score = -1e308, q, n_child
     cdef float minimax
-    cdef uint32_t i, index, best = NODE_NONE
+    cdef uint32_t i, index, best = NODE_NONE, tried = 0
+    cdef uint16_t top_prior = 0, untried_floor = 0
     cdef int proven
+    if widen:
+        # Untried moves below the node's highest prior wait while the tried ones are enough.
+        for i in range(n.child_count):
+            child = &p.nodes[n.first_child + i]
+            if child.prior > top_prior:
+                top_prior = child.prior
+            if proven_of(child) != PROVEN_UNKNOWN or load_u32(&child.visits) > 0:
+                tried += 1
+        if tried >= widening_limit(parent_visits):
+            untried_floor = top_prior
     for i in range(n.child_count):
         index = n.first_child + i
         child = &p.nodes[index]
@@ -348,6 +367,8 @@ cdef uint32_t select_child_puct(const NodePool* p, uint32_t node, double c_puct,
         if proven != PROVEN_UNKNOWN:
             score = result_value(proven) + exploration_scale * child.prior / (1.0 + visits)
         elif visits == 0:
+            if child.prior < untried_floor:
+                continue
             score = fpu + exploration_scale * child.prior
         elif minimax_weight > 0.0:
             minimax = load_f32(&child.minimax)
@@ -361,6 +382,8 @@ cdef uint32_t select_child_puct(const NodePool* p, uint32_t node, double c_puct,
         if score > best_score:
             best_score = score
             best = index
+    if best == NODE_NONE and untried_floor > 0:
+        return select_child_puct(p, node, c_puct, fpu_reduction, minimax_weight, False)
     return best
 
 
@@ -894,7 +917,8 @@ cdef int iterate(MCTSState* s) noexcept nogil:
                         refresh = refresh_depth(load_u32(&n.visits), 0, REFRESH_MAX_DEPTH)
                     if refresh > 0:
                         refresh_priors(s, node, ply, refresh)
-                child = select_child_puct(p, node, s.c_puct, s.fpu_reduction, s.minimax_weight)
+                child = select_child_puct(p, node, s.c_puct, s.fpu_reduction, s.minimax_weight,
+                                          s.progressive_widening)
             else:
                 child = select_child(p, node, s.exploration, s.minimax_weight)
             if child == NODE_NONE:

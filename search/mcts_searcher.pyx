@@ -34,7 +34,7 @@ from search.mcts cimport (
     root_search_score_of,
     pool_allocate, pool_free, pool_new_root, pool_alloc, pool_keep_subtree, pool_recycle, pool_used,
     node_expanded,
-    ucb_score, select_child, select_child_puct, backpropagate, backup_minimax, propagate_proof,
+    ucb_score, select_child, select_child_puct, widening_limit, backpropagate, backup_minimax, propagate_proof,
     REFRESH_VALUE_SHARE, REFRESH_MAX_DEPTH, ROOT_REFRESH_EXTRA, ROOT_REFRESH_MAX_DEPTH, ROOT_BOUND_SHARE,
     best_child, expand, refresh_depth, shared_reset, helpers_not_started, stop_helpers,
     mcts_search, mcts_helper, verify_tree_move,
@@ -139,6 +139,10 @@ DEFAULT_CONTESTED_TIME = False
 # searched move is played (mcts.pyx, verify_tree_move()).  Adopted in session 19: against
 # alpha-beta at 10 s + 0.1 s, +88 Elo (+27 .. +139) paired over 200 games (docs/mcts.md).
 DEFAULT_VERIFIED_MOVE = True
+# A candidate, off until games show it: a node tries a new move only while fewer than
+# widening_limit(visits) of its moves have been tried, or when that move's prior is the node's
+# highest (mcts.pxd, WIDENING_*; docs/mcts.md, "Progressive widening").
+DEFAULT_PROGRESSIVE_WIDENING = False
 VERIFY_MARGIN_CP = VERIFY_MARGIN    # (mcts.pxd) how far below the root search's score a favourite is refuted
 # configure() names that only this searcher has, with their defaults (the others are the
 # leaves', alpha-beta's names); each is an attribute of MCTSSearcher of the same name.
@@ -148,7 +152,7 @@ OWN_SWITCH_DEFAULTS = {
     "refresh_priors": DEFAULT_REFRESH_PRIORS, "refresh_value": DEFAULT_REFRESH_VALUE,
     "deep_root_refresh": DEFAULT_DEEP_ROOT_REFRESH, "root_search_bounds": DEFAULT_ROOT_SEARCH_BOUNDS,
     "tt_bound_leaves": DEFAULT_TT_BOUND_LEAVES, "contested_time": DEFAULT_CONTESTED_TIME,
-    "verified_move": DEFAULT_VERIFIED_MOVE,
+    "verified_move": DEFAULT_VERIFIED_MOVE, "progressive_widening": DEFAULT_PROGRESSIVE_WIDENING,
 }
 OWN_SWITCHES = tuple(OWN_SWITCH_DEFAULTS)
 # The names of the features of prior_features(), indexed by mcts_priors.pxd's enum (a feature
@@ -236,6 +240,7 @@ cdef class MCTSSearcher(Searcher):
     cdef public bint tt_bound_leaves     # deeper searches' table entries bound the leaves (DEFAULT_TT_BOUND_LEAVES)
     cdef public bint contested_time      # more time while the root and the tree disagree (DEFAULT_CONTESTED_TIME)
     cdef public bint verified_move       # the favourite checked against the root's search (DEFAULT_VERIFIED_MOVE)
+    cdef public bint progressive_widening  # PUCT opens a node's moves as its visits grow (DEFAULT_PROGRESSIVE_WIDENING)
     cdef int leaf_code
     cdef int leaf_depth_value
     cdef int leaf_depth_root_value
@@ -476,7 +481,8 @@ cdef class MCTSSearcher(Searcher):
         `tt_bound_leaves` (deeper searches' table entries bound the leaves' scores, a candidate),
         `contested_time` (more time, no early stop, while the root's latest search prefers
         another move than the tree, a candidate), `verified_move` (the tree's favourite searched
-        as deep as the root's latest search before it is played, adopted),
+        as deep as the root's latest search before it is played, adopted), `progressive_widening`
+        (a node tries its moves one by one as its visits grow, a candidate),
         and `tt_keep_exact` and the leaves' alpha-beta switches (AlphaBetaSearcher.configure()'s
         names; the leaves never use aspiration windows).  A switch not named is as by default;
         an unknown name is a TypeError.  KESTREL_SEARCH_ON/OFF reach MCTS through this."""
@@ -678,6 +684,7 @@ cdef class MCTSSearcher(Searcher):
         s.settled_stop = self.settled_stop
         s.contested_time = self.contested_time
         s.verified_move = self.verified_move
+        s.progressive_widening = self.progressive_widening
         s.verified_child = NODE_NONE
         s.deep_leaf_weight = self.deep_leaf_weight
         s.refresh_priors = self.refresh_priors
@@ -928,6 +935,28 @@ cdef class MCTSSearcher(Searcher):
                         "proven": _PROVEN_NAMES[c.proven], "mate_plies": c.mate_plies})
         return out
 
+    def tree_widths(self) -> List[Tuple[int, int, int]]:
+        """Every expanded node of the tree after a search, as (visits, legal moves, moves tried):
+        how widely selection opens a node at its visits (docs/mcts.md, "Progressive widening")."""
+        cdef const Node* n
+        cdef uint32_t node, i, tried
+        out = []
+        if not self.tree_valid:
+            return out
+        stack = [self.state.root]
+        while stack:
+            node = stack.pop()
+            n = &self.pool.nodes[node]
+            if n.child_count == 0:
+                continue
+            tried = 0
+            for i in range(n.child_count):
+                if self.pool.nodes[n.first_child + i].visits > 0:
+                    tried += 1
+                    stack.append(n.first_child + i)
+            out.append((n.visits, n.child_count, tried))
+        return out
+
 
 cdef (int, int) root_refresh_schedule(bint deep):
     """The root's refresh schedule, (extra plies, deepest), with `deep_root_refresh` on or off
@@ -996,6 +1025,14 @@ def bench(playouts: int = 20000, out: Callable[[str], None] = print,
 
 
 # ---------------------------------------------------------------- test hooks
+
+def tried_moves_limit(visits: int) -> int:
+    """How many of a node's moves selection may have tried at `visits` visits under progressive
+    widening, before only the move with the node's highest prior may be tried next."""
+    if not 0 <= visits < 2**32:
+        raise ValueError(f"visits out of range: {visits}")
+    return widening_limit(visits)
+
 
 def puct(q: float, prior: float, parent_visits: int, child_visits: int, c_puct: float) -> float:
     """PUCT of a child with value `q`, written out plainly: the score that selection, which
@@ -1092,10 +1129,10 @@ cdef class HandTree:
         return None if chosen == NODE_NONE else chosen
 
     def select_puct(self, node: int, c_puct: float, fpu_reduction: float = 0.0,
-                    minimax_weight: float = 0.0) -> Optional[int]:
-        """The child PUCT selection picks, None if none can be picked."""
+                    minimax_weight: float = 0.0, widen: bool = False) -> Optional[int]:
+        """The child PUCT selection picks (with progressive widening if `widen`), None if none can be picked."""
         cdef uint32_t chosen = select_child_puct(&self.pool, self._check(node), c_puct, fpu_reduction,
-                                                 minimax_weight)
+                                                 minimax_weight, widen)
         return None if chosen == NODE_NONE else chosen
 
     def backpropagate(self, node: int, value: float) -> None:
