@@ -94,11 +94,11 @@ cdef enum:
     VERIFY_MARGIN = 25
 
 cdef enum:
-    # `progressive_widening` (a candidate): a node with N visits (threads' virtual losses included)
-    # lets selection try a new move only while fewer than WIDENING_BASE + sqrt(N / WIDENING_DIVISOR)
-    # of its moves have been tried (2 at first, 4 at 16 visits, 7 at 100, 18 at 1024); the untried
-    # move with the node's highest prior is always eligible, so a refresh that finds a new best
-    # move is never locked out.  docs/mcts.md, "Progressive widening".
+    # `progressive_widening` (off: it lost by games): a node with N visits (threads' virtual losses
+    # included) lets selection try a new move only while fewer than WIDENING_BASE + sqrt(N /
+    # WIDENING_DIVISOR) of its moves have been tried (2 at first, 4 at 16 visits, 7 at 100, 18 at
+    # 1024); the untried move with the node's highest prior is always eligible, so a refresh that
+    # finds a new best move is never locked out.  docs/mcts.md, "Progressive widening".
     WIDENING_BASE = 2
     WIDENING_DIVISOR = 4
 

@@ -139,9 +139,10 @@ DEFAULT_CONTESTED_TIME = False
 # searched move is played (mcts.pyx, verify_tree_move()).  Adopted in session 19: against
 # alpha-beta at 10 s + 0.1 s, +88 Elo (+27 .. +139) paired over 200 games (docs/mcts.md).
 DEFAULT_VERIFIED_MOVE = True
-# A candidate, off until games show it: a node tries a new move only while fewer than
-# widening_limit(visits) of its moves have been tried, or when that move's prior is the node's
-# highest (mcts.pxd, WIDENING_*; docs/mcts.md, "Progressive widening").
+# Off: a node tries a new move only while fewer than widening_limit(visits) of its moves have been
+# tried, or when that move's prior is the node's highest (mcts.pxd, WIDENING_*).  Against alpha-beta
+# at 10 s + 0.1 s, paired over 200 games: -64 Elo (-128 .. -10); with WIDENING_DIVISOR 1, -57
+# (-120 .. -3) (session 22; docs/mcts.md, "Progressive widening").
 DEFAULT_PROGRESSIVE_WIDENING = False
 VERIFY_MARGIN_CP = VERIFY_MARGIN    # (mcts.pxd) how far below the root search's score a favourite is refuted
 # configure() names that only this searcher has, with their defaults (the others are the
