@@ -483,7 +483,7 @@ cdef class MCTSSearcher(Searcher):
         `contested_time` (more time, no early stop, while the root's latest search prefers
         another move than the tree, a candidate), `verified_move` (the tree's favourite searched
         as deep as the root's latest search before it is played, adopted), `progressive_widening`
-        (a node tries its moves one by one as its visits grow, a candidate),
+        (a node tries its moves one by one as its visits grow, off: it lost by games),
         and `tt_keep_exact` and the leaves' alpha-beta switches (AlphaBetaSearcher.configure()'s
         names; the leaves never use aspiration windows).  A switch not named is as by default;
         an unknown name is a TypeError.  KESTREL_SEARCH_ON/OFF reach MCTS through this."""
