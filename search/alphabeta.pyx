@@ -26,7 +26,8 @@ from search.board.rules cimport is_draw_by_rule
 from search.state cimport SearchState, RootMove
 from search.params cimport SearchParams, base_reduction
 from search.control cimport REPORT_ITERATION, REPORT_CURRMOVE, report_progress
-from search.timeman cimport elapsed_ms, hard_limit_reached, may_stop_early, iteration_budget_spent
+from search.timeman cimport (elapsed_ms, hard_limit_reached, may_stop_early, iteration_budget_spent,
+                             IterationSignals)
 from search.tbprobe cimport should_probe, probe_wdl, TB_NO_RESULT, VALUE_TB_WIN
 from search.correction cimport corrected_eval, update_correction
 from eval.evaluate cimport evaluate
@@ -565,13 +566,14 @@ cdef int search_root(SearchState* s, int depth, int alpha, int beta) noexcept no
 cdef void iterative_deepening(SearchState* s) noexcept nogil:
     cdef int depth, score, delta, alpha, beta, pv, max_depth, i, lines
     cdef Move last_best = MOVE_NONE
-    cdef int stable_iterations = 0
-    cdef double best_move_share
+    cdef IterationSignals signals
+    cdef int score_average = VALUE_INFINITE     # the iterations' running score (none yet)
 
     s.nodes = 0
     s.completed_depth = 0
     s.stopped = False
     s.best_move_changes = 0
+    signals.stable_iterations = 0
     s.move_stack[0] = MOVE_NONE
     for i in range(s.root_count):
         s.root_moves[i].score = -VALUE_INFINITE
@@ -627,16 +629,25 @@ cdef void iterative_deepening(SearchState* s) noexcept nogil:
         if s.node_limit and s.nodes >= s.node_limit:
             break
         if may_stop_early(&s.time, s.signals):
-            # Stop deepening early when the best move is settled; think longer while it changes.
+            # Stop deepening early when the best move is settled; think longer while it changes
+            # or while the score falls.
             if s.root_moves[0].move == last_best:
-                stable_iterations += 1
+                signals.stable_iterations += 1
             else:
-                stable_iterations = 0
+                signals.stable_iterations = 0
             last_best = s.root_moves[0].move
-            best_move_share = -1.0
+            signals.best_move_changes = s.best_move_changes
+            signals.best_move_share = -1.0
             if s.config.node_time_management and s.nodes > 0:
-                best_move_share = <double>s.root_moves[0].nodes / <double>s.nodes
-            if iteration_budget_spent(&s.time, s.signals, s.best_move_changes, stable_iterations,
-                                      best_move_share):
+                signals.best_move_share = <double>s.root_moves[0].nodes / <double>s.nodes
+            score = s.root_moves[0].score
+            signals.score_drop = 0
+            if -MATE_IN_MAX_PLY < score < MATE_IN_MAX_PLY:
+                if score_average != VALUE_INFINITE:
+                    signals.score_drop = score_average - score
+                    score_average = (score_average + score) // 2
+                else:
+                    score_average = score
+            if iteration_budget_spent(&s.time, s.signals, &signals):
                 break
             s.best_move_changes = s.best_move_changes // 2

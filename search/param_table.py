@@ -69,22 +69,36 @@ SEARCH_PARAMS: dict[str, SearchParam] = {
     "aspiration_delta": SearchParam(18, 5, 60, "half-width of the first window in centipawns"),
     # Quiescence.
     "delta_margin": SearchParam(200, 50, 500, "a capture that cannot lift the eval to alpha by this is skipped"),
-    # Time management (search/timeman.pyx).
-    "tm_moves_to_go": SearchParam(30, 10, 60, "moves planned for when `movestogo` is not given"),
+    # Time management (search/timeman.pyx).  The plan: the clock is shared over the moves the game
+    # likely still has, tm_horizon_start at move 0, tm_horizon_per_move fewer each move, at least
+    # tm_horizon_min; the maximum caps the move.
+    "tm_horizon_start": SearchParam(26, 12, 60, "moves a sudden-death plan spreads the clock over at move 0",
+                                    integer=False),
+    "tm_horizon_per_move": SearchParam(0.25, 0.0, 0.6, "moves fewer per move played", integer=False),
+    "tm_horizon_min": SearchParam(10, 5, 30, "the fewest moves a sudden-death plan spreads the clock over",
+                                  integer=False),
+    "tm_horizon_min_no_increment": SearchParam(30, 10, 60, "the same when no increment pays for a move's lag",
+                                               integer=False),
     "tm_max_share": SearchParam(0.35, 0.1, 0.7, "largest share of the clock one move may take", integer=False),
-    "tm_hard_over_soft": SearchParam(4.0, 1.5, 8.0, "the hard limit in soft budgets", integer=False),
-    "tm_increment_share": SearchParam(0.8, 0.3, 1.0, "share of the increment spent on this move", integer=False),
-    "tm_iteration_share": SearchParam(0.6, 0.3, 1.0, "no new iteration after this share of the soft budget",
+    "tm_max_over_optimum": SearchParam(4.0, 1.5, 8.0, "the maximum in optima", integer=False),
+    # The stop rule: after an iteration, no new one once the optimum times the search's signals
+    # times tm_iteration_share is spent.
+    "tm_iteration_share": SearchParam(0.7, 0.3, 1.5, "no new iteration after this share of the scaled optimum",
                                       integer=False),
-    "tm_instability_per_change": SearchParam(0.4, 0.0, 1.0, "soft budget stretch per best-move change",
+    "tm_instability_per_change": SearchParam(0.4, 0.0, 1.0, "optimum stretch per best-move change",
                                              integer=False),
-    "tm_max_instability": SearchParam(2.5, 1.0, 4.0, "largest stretch of the soft budget", integer=False),
-    "tm_stable_iterations": SearchParam(6, 2, 12, "the same best move this often shrinks the budget"),
+    "tm_max_instability": SearchParam(2.5, 1.0, 4.0, "largest stretch for best-move changes", integer=False),
+    "tm_stable_iterations": SearchParam(6, 2, 12, "the same best move this often shrinks the optimum"),
     "tm_stable_factor": SearchParam(0.7, 0.3, 1.0, "the shrink factor", integer=False),
-    # The best move's share of the root's nodes (switch `node_time_management`, adopted in session 8):
-    # the soft budget is scaled by tm_node_weight * (tm_node_center - share).
+    # The best move's share of the root's nodes (switch `node_time_management`): the optimum is
+    # scaled by tm_node_weight * (tm_node_center - share).
     "tm_node_center": SearchParam(1.5, 1.0, 2.5, "share at which the node factor would be 0", integer=False),
     "tm_node_weight": SearchParam(1.35, 0.5, 3.0, "slope of the node factor", integer=False),
+    # A score that fell below its running average over the iterations stretches the optimum.
+    "tm_score_drop_per_cp": SearchParam(0.01, 0.0, 0.03, "optimum stretch per centipawn of score drop",
+                                        integer=False),
+    "tm_min_score_factor": SearchParam(0.85, 0.5, 1.0, "the factor for a rising score at least", integer=False),
+    "tm_max_score_factor": SearchParam(1.6, 1.0, 2.5, "the factor for a falling score at most", integer=False),
 }
 
 

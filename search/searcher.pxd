@@ -19,6 +19,7 @@ cdef class Searcher:
     cdef object on_info              # the caller's report callback, set only while a search runs
     cdef int hash_mb
     cdef dict search_params          # the checked table of search/param_table.py in use
+    cdef readonly object time_plan   # (optimum_ms, maximum_ms) the last `go` planned, None if untimed
 
     # What each searcher supplies.
     cdef int _resize(self, int megabytes) except -1

@@ -14,6 +14,9 @@ class Searcher:
 
     multipv: int
     move_overhead: int
+    @property
+    def time_plan(self) -> tuple[int, int] | None:
+        """(optimum_ms, maximum_ms) the last search planned from its clock; None when untimed."""
 
     def __init__(self, hash_mb: int = 16) -> None: ...
     def set_hash(self, megabytes: int) -> None: ...

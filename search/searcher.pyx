@@ -13,6 +13,7 @@ from search.board.movegen cimport generate_legal, parse_uci_move
 from search.board.position cimport Position
 from search.control cimport SearchControl, wait_until_released
 from search.timeman cimport TimeBudget, set_time_budget, elapsed_ms
+from search.timeman import game_ply
 
 from search.info import SearchInfo, SearchResult
 from search.limits import MAX_DEPTH, MAX_HASH_MB, SearchLimits
@@ -52,6 +53,7 @@ cdef class Searcher:
         self.multipv = 1
         self.move_overhead = 50
         self.on_info = None
+        self.time_plan = None
         self.set_params({})
         self.set_hash(hash_mb)
 
@@ -129,7 +131,9 @@ cdef class Searcher:
             m = parse_uci_move(root, str(text))
             if m != MOVE_NONE and m not in allowed:
                 allowed.append(m)
-        set_time_budget(&budget, limits, position.turn, self.move_overhead, self.search_params)
+        set_time_budget(&budget, limits, position.turn, game_ply(position.fullmove_number, position.turn),
+                        self.move_overhead, self.search_params)
+        self.time_plan = (budget.optimum_ms, budget.maximum_ms) if budget.timed else None
         self._prepare(root, allowed, budget, limits)
         self.on_info = on_info
         self.control.begin(limits.infinite, limits.ponder)

@@ -1,9 +1,12 @@
 """Time management: how long to think about one move, and when to stop.
 
-Two numbers come out of the clock: a soft budget (do not start more work after it,
-stretched while the best move keeps changing) and a hard limit (stop now).  Both leave
-the ``Move Overhead`` for the GUI and the pipe, and the hard limit never takes more than
-a share of what is on the clock.  Both searchers stop by the rules in this file.
+The clock gives two numbers (``time_budget``).  The optimum is the time this move plans to
+use: the time for the moves the game still likely has (the clock, the increments to come,
+less the lag every move pays), shared out evenly.  The maximum guards the clock: never more
+than a share of what is on it now, never more than a few optima.  While it runs, alpha-beta
+scales the optimum by its signals after every iteration (``signals_factor``): a best move
+that keeps changing, a score that drops or a best move that took few of the root's nodes
+stretch it; a settled best move shrinks it.  Both searchers stop by the rules in this file.
 """
 
 from libc.stdint cimport int64_t
@@ -15,15 +18,38 @@ cdef extern from "clock.h" nogil:
 from search.param_table import default_params
 
 _DEFAULTS = default_params()
+# The most moves one plan spreads the clock over: a `movestogo` beyond it is planned as this.
+MAX_HORIZON = 50
 
 
-def time_budget(limits, white_to_move: bool, move_overhead: int, params=None):
-    """(soft_ms, hard_ms) for this move, or None when the clock does not bound it.
+def game_ply(fullmove_number: int, white_to_move: bool) -> int:
+    """Plies played since the game began, from a position's move number and side to move."""
+    return max(0, 2 * (fullmove_number - 1) + (0 if white_to_move else 1))
 
-    The factors are the tm_* entries of the search parameter table (defaults if None):
-    with no `movestogo`, plan for tm_moves_to_go moves; spend tm_increment_share of the
-    increment; the hard limit is at most tm_hard_over_soft soft budgets and at most
-    tm_max_share of the clock."""
+
+def moves_left_horizon(ply: int, params: dict | None = None, increment: bool = True) -> float:
+    """The moves a sudden-death plan spreads the clock over at `ply`: many at the start, fewer
+    as the game goes on, never fewer than tm_horizon_min (the game may last long).  Without an
+    increment that pays at least the lag of a move, never fewer than tm_horizon_min_no_increment:
+    nothing refills the clock, so each move may take only a small share of it."""
+    if params is None:
+        params = _DEFAULTS
+    move_number = max(0, ply) // 2
+    floor = params["tm_horizon_min"] if increment else params["tm_horizon_min_no_increment"]
+    return max(floor, params["tm_horizon_start"] - params["tm_horizon_per_move"] * move_number)
+
+
+def time_budget(limits, white_to_move: bool, move_overhead: int, params=None, ply: int = 0):
+    """(optimum_ms, maximum_ms) for this move, or None when the clock does not bound it.
+
+    `go movetime` plans its time less the overhead, both numbers.  Otherwise the plan covers
+    `horizon` moves: `movestogo` when the GUI says when the clock refills, else the moves the
+    game likely still has at this ply (moves_left_horizon).  The time for them is the clock,
+    plus the increments that arrive before the last of them, less ``Move Overhead`` for each
+    (the lag a GUI or a network adds to every move); the optimum is an even share of it.  The
+    maximum is at most tm_max_over_optimum optima and tm_max_share of the clock less this
+    move's overhead; before a time control (movestogo 1), half and 0.8 of it.  The factors are
+    the tm_* entries of the search parameter table (defaults if None)."""
     if params is None:
         params = _DEFAULTS
     overhead = max(0, move_overhead)
@@ -31,35 +57,32 @@ def time_budget(limits, white_to_move: bool, move_overhead: int, params=None):
         budget = max(1, limits.movetime - overhead)
         return budget, budget
     remaining = limits.wtime if white_to_move else limits.btime
-    increment = (limits.winc if white_to_move else limits.binc) or 0
     if remaining is None:
         return None
     remaining = max(0, remaining)
-    # Lag is paid on every move out of the increment first: only the rest may be spent,
-    # or at fast controls (1 s + 0.01 s) the clock drains until a hiccup flags it.
-    increment = max(0, increment - overhead)
-    usable = max(1, remaining - overhead)
-    moves_to_go = limits.movestogo if limits.movestogo and limits.movestogo > 0 else int(params["tm_moves_to_go"])
-    moves_to_go = min(moves_to_go, 50)
-    if moves_to_go == 1:
-        # The last move before the time control: use most of it, keep a margin.
-        soft = usable * 0.5
-        hard = usable * 0.8
+    increment = max(0, (limits.winc if white_to_move else limits.binc) or 0)
+    on_clock = max(1, remaining - overhead)
+    if limits.movestogo and limits.movestogo > 0:
+        horizon = min(limits.movestogo, MAX_HORIZON)
     else:
-        soft = usable / moves_to_go + increment * params["tm_increment_share"]
-        hard = min(usable * params["tm_max_share"], soft * params["tm_hard_over_soft"])
-        soft = min(soft, hard)
+        horizon = moves_left_horizon(ply, params, increment > overhead)
+    if horizon <= 1:
+        # The last move before the time control: use most of it, keep a margin.
+        return max(1, int(on_clock * 0.5)), max(1, int(on_clock * 0.8))
+    pool = remaining + increment * (horizon - 1) - overhead * (horizon + 1)
+    optimum = max(1.0, pool) / horizon
+    maximum = min(on_clock * params["tm_max_share"], optimum * params["tm_max_over_optimum"])
     # Very low clocks: rather a shallow move now than a flag.
-    return max(1, int(soft)), max(1, int(hard))
+    return max(1, int(min(optimum, maximum))), max(1, int(maximum))
 
 
-cdef void set_time_budget(TimeBudget* budget, object limits, bint white_to_move, int move_overhead,
-                          dict params):
-    found = time_budget(limits, white_to_move, move_overhead, params)
+cdef void set_time_budget(TimeBudget* budget, object limits, bint white_to_move, int game_ply,
+                          int move_overhead, dict params):
+    found = time_budget(limits, white_to_move, move_overhead, params, game_ply)
     budget.timed = found is not None
     budget.fixed_time = limits.movetime is not None
-    budget.soft_ms = found[0] if found else 0
-    budget.hard_ms = found[1] if found else 0
+    budget.optimum_ms = found[0] if found else 0
+    budget.maximum_ms = found[1] if found else 0
     budget.iteration_share = params["tm_iteration_share"]
     budget.instability_per_change = params["tm_instability_per_change"]
     budget.max_instability = params["tm_max_instability"]
@@ -67,17 +90,39 @@ cdef void set_time_budget(TimeBudget* budget, object limits, bint white_to_move,
     budget.stable_factor = params["tm_stable_factor"]
     budget.node_center = params["tm_node_center"]
     budget.node_weight = params["tm_node_weight"]
+    budget.score_drop_per_cp = params["tm_score_drop_per_cp"]
+    budget.min_score_factor = params["tm_min_score_factor"]
+    budget.max_score_factor = params["tm_max_score_factor"]
+
+
+def search_signals_factor(best_move_changes: int = 0, stable_iterations: int = 0,
+                          best_move_share: float = -1.0, score_drop: int = 0,
+                          params: dict | None = None) -> float:
+    """The optimum's factor alpha-beta applies after an iteration with these signals, from the
+    tm_* parameters (defaults if None); 1.0 plays the plan as made."""
+    cdef TimeBudget budget
+    cdef IterationSignals iteration
+    set_time_budget(&budget, _NO_CLOCK, True, 0, 0, _DEFAULTS if params is None else params)
+    iteration.best_move_changes = best_move_changes
+    iteration.stable_iterations = stable_iterations
+    iteration.best_move_share = best_move_share
+    iteration.score_drop = score_drop
+    return signals_factor(&budget, &iteration)
+
+
+class _Unbounded:
+    """A `go` with no clock, for reading the factors alone."""
+    movetime = None
+    wtime = btime = winc = binc = movestogo = None
+
+
+_NO_CLOCK = _Unbounded()
 
 
 def best_move_share_factor(best_move_share: float, params: dict | None = None) -> float:
-    """The soft budget's factor when the best move took `best_move_share` of the root's nodes
+    """The optimum's factor when the best move took `best_move_share` of the root's nodes
     (node_time_management), from the tm_node_* parameters (defaults if None)."""
-    cdef TimeBudget budget
-    if params is None:
-        params = _DEFAULTS
-    budget.node_center = params["tm_node_center"]
-    budget.node_weight = params["tm_node_weight"]
-    return node_share_factor(&budget, best_move_share)
+    return search_signals_factor(best_move_share=best_move_share, params=params)
 
 
 cdef int64_t elapsed_ms(SearchSignals* signals) noexcept nogil:
@@ -90,7 +135,7 @@ cdef inline int64_t on_clock_ms(SearchSignals* signals) noexcept nogil:
 
 
 cdef bint hard_limit_reached(const TimeBudget* budget, SearchSignals* signals) noexcept nogil:
-    return budget.timed and not load_flag(&signals.pondering) and on_clock_ms(signals) >= budget.hard_ms
+    return budget.timed and not load_flag(&signals.pondering) and on_clock_ms(signals) >= budget.maximum_ms
 
 
 cdef bint may_stop_early(const TimeBudget* budget, SearchSignals* signals) noexcept nogil:
@@ -105,33 +150,41 @@ cdef double node_share_factor(const TimeBudget* budget, double best_move_share) 
     return budget.node_weight * (budget.node_center - best_move_share)
 
 
+cdef double signals_factor(const TimeBudget* budget, const IterationSignals* iteration) noexcept nogil:
+    cdef double factor = 1.0 + budget.instability_per_change * iteration.best_move_changes
+    cdef double score_factor = 1.0 + budget.score_drop_per_cp * iteration.score_drop
+    if factor > budget.max_instability:
+        factor = budget.max_instability
+    if iteration.stable_iterations >= budget.stable_iterations:
+        factor *= budget.stable_factor
+    # A falling score means the search found trouble it has not solved yet: think on.
+    if score_factor < budget.min_score_factor:
+        score_factor = budget.min_score_factor
+    elif score_factor > budget.max_score_factor:
+        score_factor = budget.max_score_factor
+    return factor * score_factor * node_share_factor(budget, iteration.best_move_share)
+
+
 cdef bint iteration_budget_spent(const TimeBudget* budget, SearchSignals* signals,
-                                 int best_move_changes, int stable_iterations,
-                                 double best_move_share) noexcept nogil:
-    cdef double instability = 1.0 + budget.instability_per_change * best_move_changes
-    cdef int64_t elapsed = elapsed_ms(signals)
-    if instability > budget.max_instability:
-        instability = budget.max_instability
-    if stable_iterations >= budget.stable_iterations:
-        instability *= budget.stable_factor
-    instability *= node_share_factor(budget, best_move_share)
-    return (elapsed >= budget.soft_ms * instability * budget.iteration_share
-            or on_clock_ms(signals) >= budget.hard_ms)
+                                 const IterationSignals* iteration) noexcept nogil:
+    # The next iteration would take longer than this one: start it only while well inside the plan.
+    return (elapsed_ms(signals) >= budget.optimum_ms * signals_factor(budget, iteration) * budget.iteration_share
+            or on_clock_ms(signals) >= budget.maximum_ms)
 
 
-cdef inline double scaled_soft_ms(const TimeBudget* budget, double factor) noexcept nogil:
+cdef inline double scaled_optimum_ms(const TimeBudget* budget, double factor) noexcept nogil:
     # `go movetime` uses all of its time, however confident the searcher is.
-    return budget.soft_ms if budget.fixed_time else budget.soft_ms * factor
+    return budget.optimum_ms if budget.fixed_time else budget.optimum_ms * factor
 
 
 cdef bint soft_budget_spent(const TimeBudget* budget, SearchSignals* signals, double factor) noexcept nogil:
     if not budget.timed or load_flag(&signals.pondering):
         return False
-    return elapsed_ms(signals) >= scaled_soft_ms(budget, factor) or on_clock_ms(signals) >= budget.hard_ms
+    return elapsed_ms(signals) >= scaled_optimum_ms(budget, factor) or on_clock_ms(signals) >= budget.maximum_ms
 
 
 cdef double work_left_in_budget(const TimeBudget* budget, double done, int64_t elapsed,
                                 double factor) noexcept nogil:
     if elapsed <= 0:
         return 1e300
-    return done * (scaled_soft_ms(budget, factor) - elapsed) / elapsed
+    return done * (scaled_optimum_ms(budget, factor) - elapsed) / elapsed

@@ -68,7 +68,7 @@ def test_each_search_parameter_changes_the_tree(name: str) -> None:
 def test_time_factors_come_from_the_table() -> None:
     limits = SearchLimits(wtime=60_000, winc=1_000)
     soft, hard = time_budget(limits, True, 0) or (0, 0)
-    params = default_params() | {"tm_moves_to_go": 10.0, "tm_max_share": 0.1}
+    params = default_params() | {"tm_horizon_start": 12.0, "tm_max_share": 0.1}
     soft_short, hard_short = time_budget(limits, True, 0, params) or (0, 0)
     assert soft_short > soft                   # fewer moves planned: more time each
     assert hard_short <= 60_000 * 0.1 < hard   # a smaller share of the clock at most
