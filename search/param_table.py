@@ -79,6 +79,7 @@ SEARCH_PARAMS: dict[str, SearchParam] = {
                                   integer=False),
     "tm_horizon_min_no_increment": SearchParam(30, 10, 60, "the same when no increment pays for a move's lag",
                                                integer=False),
+    "tm_lag_reserve_moves": SearchParam(10, 2, 40, "moves of Move Overhead the plan keeps back", integer=False),
     "tm_max_share": SearchParam(0.35, 0.1, 0.7, "largest share of the clock one move may take", integer=False),
     "tm_max_over_optimum": SearchParam(4.0, 1.5, 8.0, "the maximum in optima", integer=False),
     # The stop rule: after an iteration, no new one once the optimum times the search's signals

@@ -45,8 +45,9 @@ def time_budget(limits, white_to_move: bool, move_overhead: int, params=None, pl
     `go movetime` plans its time less the overhead, both numbers.  Otherwise the plan covers
     `horizon` moves: `movestogo` when the GUI says when the clock refills, else the moves the
     game likely still has at this ply (moves_left_horizon).  The time for them is the clock,
-    plus the increments that arrive before the last of them, less ``Move Overhead`` for each
-    (the lag a GUI or a network adds to every move); the optimum is an even share of it.  The
+    plus the increments that arrive before the last of them less ``Move Overhead`` (the lag a
+    GUI or a network adds to every move), less a reserve of a few overheads; the optimum is an
+    even share of it.  The
     maximum is at most tm_max_over_optimum optima and tm_max_share of the clock less this
     move's overhead; before a time control (movestogo 1), half and 0.8 of it.  The factors are
     the tm_* entries of the search parameter table (defaults if None)."""
@@ -69,7 +70,11 @@ def time_budget(limits, white_to_move: bool, move_overhead: int, params=None, pl
     if horizon <= 1:
         # The last move before the time control: use most of it, keep a margin.
         return max(1, int(on_clock * 0.5)), max(1, int(on_clock * 0.8))
-    pool = remaining + increment * (horizon - 1) - overhead * (horizon + 1)
+    # Each move pays its lag out of its increment first.  A lag no increment pays is kept back
+    # for a few moves (tm_lag_reserve_moves): enough that the clock never runs dry when the
+    # real lag stays under the overhead, without hoarding a whole game's worth of overhead.
+    reserve = overhead * min(horizon + 1, params["tm_lag_reserve_moves"])
+    pool = remaining + max(0, increment - overhead) * (horizon - 1) - reserve
     optimum = max(1.0, pool) / horizon
     maximum = min(on_clock * params["tm_max_share"], optimum * params["tm_max_over_optimum"])
     # Very low clocks: rather a shallow move now than a flag.
