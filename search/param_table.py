@@ -77,9 +77,11 @@ SEARCH_PARAMS: dict[str, SearchParam] = {
     "tm_horizon_per_move": SearchParam(0.25, 0.0, 0.6, "moves fewer per move played", integer=False),
     "tm_horizon_min": SearchParam(10, 5, 30, "the fewest moves a sudden-death plan spreads the clock over",
                                   integer=False),
-    "tm_horizon_min_no_increment": SearchParam(30, 10, 60, "the same when no increment pays for a move's lag",
+    "tm_horizon_min_no_increment": SearchParam(30, 10, 60, "the same when no increment pays the expected lag",
                                                integer=False),
-    "tm_lag_reserve_moves": SearchParam(10, 2, 40, "moves of Move Overhead the plan keeps back", integer=False),
+    "tm_expected_lag_share": SearchParam(0.2, 0.0, 1.0, "the lag a move likely meets, in Move Overheads",
+                                         integer=False),
+    "tm_lag_reserve_moves": SearchParam(30, 0, 60, "moves of expected lag the plan keeps back", integer=False),
     "tm_max_share": SearchParam(0.35, 0.1, 0.7, "largest share of the clock one move may take", integer=False),
     "tm_max_over_optimum": SearchParam(4.0, 1.5, 8.0, "the maximum in optima", integer=False),
     # The stop rule: after an iteration, no new one once the optimum times the search's signals

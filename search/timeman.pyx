@@ -30,7 +30,7 @@ def game_ply(fullmove_number: int, white_to_move: bool) -> int:
 def moves_left_horizon(ply: int, params: dict | None = None, increment: bool = True) -> float:
     """The moves a sudden-death plan spreads the clock over at `ply`: many at the start, fewer
     as the game goes on, never fewer than tm_horizon_min (the game may last long).  Without an
-    increment that pays at least the lag of a move, never fewer than tm_horizon_min_no_increment:
+    increment that pays the lag a move likely meets, never fewer than tm_horizon_min_no_increment:
     nothing refills the clock, so each move may take only a small share of it."""
     if params is None:
         params = _DEFAULTS
@@ -44,10 +44,10 @@ def time_budget(limits, white_to_move: bool, move_overhead: int, params=None, pl
 
     `go movetime` plans its time less the overhead, both numbers.  Otherwise the plan covers
     `horizon` moves: `movestogo` when the GUI says when the clock refills, else the moves the
-    game likely still has at this ply (moves_left_horizon).  The time for them is the clock,
-    plus the increments that arrive before the last of them less ``Move Overhead`` (the lag a
-    GUI or a network adds to every move), less a reserve of a few overheads; the optimum is an
-    even share of it.  The
+    game likely still has at this ply (moves_left_horizon).  The time for them is the clock less
+    this move's ``Move Overhead``, plus the increments that arrive before the last of them, less
+    the lag each of those moves likely pays (tm_expected_lag_share of the overhead); the optimum
+    is an even share of it.  The
     maximum is at most tm_max_over_optimum optima and tm_max_share of the clock less this
     move's overhead; before a time control (movestogo 1), half and 0.8 of it.  The factors are
     the tm_* entries of the search parameter table (defaults if None)."""
@@ -63,18 +63,21 @@ def time_budget(limits, white_to_move: bool, move_overhead: int, params=None, pl
     remaining = max(0, remaining)
     increment = max(0, (limits.winc if white_to_move else limits.binc) or 0)
     on_clock = max(1, remaining - overhead)
+    # Move Overhead is the most lag a move may meet: this move's maximum keeps all of it back.
+    # The plan for the moves after it counts on the lag a move usually meets, a share of that.
+    lag = overhead * params["tm_expected_lag_share"]
     if limits.movestogo and limits.movestogo > 0:
         horizon = min(limits.movestogo, MAX_HORIZON)
     else:
-        horizon = moves_left_horizon(ply, params, increment > overhead)
+        horizon = moves_left_horizon(ply, params, increment > lag)
     if horizon <= 1:
         # The last move before the time control: use most of it, keep a margin.
         return max(1, int(on_clock * 0.5)), max(1, int(on_clock * 0.8))
-    # Each move pays its lag out of its increment first.  A lag no increment pays is kept back
-    # for a few moves (tm_lag_reserve_moves): enough that the clock never runs dry when the
-    # real lag stays under the overhead, without hoarding a whole game's worth of overhead.
-    reserve = overhead * min(horizon + 1, params["tm_lag_reserve_moves"])
-    pool = remaining + max(0, increment - overhead) * (horizon - 1) - reserve
+    # Each move pays its lag out of its increment first.  The lag of the moves ahead is kept back
+    # (for at most tm_lag_reserve_moves of them): without an increment the pool then runs dry
+    # before the clock does, and a long game lasts.
+    reserve = lag * min(horizon, params["tm_lag_reserve_moves"])
+    pool = remaining - overhead + max(0, increment - lag) * (horizon - 1) - reserve
     optimum = max(1.0, pool) / horizon
     maximum = min(on_clock * params["tm_max_share"], optimum * params["tm_max_over_optimum"])
     # Very low clocks: rather a shallow move now than a flag.
