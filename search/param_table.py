@@ -52,18 +52,6 @@ SEARCH_PARAMS: dict[str, SearchParam] = {
     "lmr_base": SearchParam(0.75, 0.0, 2.0, "constant term of the reduction table", integer=False),
     "lmr_divisor": SearchParam(2.25, 1.0, 4.0, "divisor of ln(depth) ln(moves)", integer=False),
     "lmr_history_divisor": SearchParam(6000, 1000, 20000, "history / this is taken off the reduction"),
-    "lmr_continuation_divisor": SearchParam(
-        3000, 500, 20000, "continuation history (both plies) / this is taken off the reduction"),
-    # Razoring (a candidate, switch `razoring`).
-    "razor_max_depth": SearchParam(3, 1, 6, "deepest node razoring applies to"),
-    "razor_margin": SearchParam(250, 100, 600, "static eval this far per ply below alpha asks quiescence"),
-    # Singular extensions (a candidate, switch `singular_extension`).
-    "se_min_depth": SearchParam(8, 4, 14, "shallowest node that tests its hash move for singularity"),
-    "se_tt_depth_margin": SearchParam(3, 1, 6, "the hash entry must be at most this much shallower"),
-    "se_margin_per_depth": SearchParam(2, 1, 8, "singular beta = hash score - this * depth"),
-    # ProbCut (a candidate, switch `probcut`).
-    "probcut_min_depth": SearchParam(5, 3, 10, "shallowest node that tries ProbCut"),
-    "probcut_margin": SearchParam(200, 80, 400, "a capture must beat beta by this in a search 4 plies shallower"),
     # Aspiration windows.
     "aspiration_min_depth": SearchParam(5, 2, 10, "first iteration searched with a window"),
     "aspiration_delta": SearchParam(18, 5, 60, "half-width of the first window in centipawns"),

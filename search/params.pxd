@@ -19,14 +19,6 @@ cdef struct SearchParams:
     int futility_history_divisor
     int lmr_min_depth
     int lmr_history_divisor
-    int lmr_continuation_divisor
-    int razor_max_depth
-    int razor_margin
-    int se_min_depth
-    int se_tt_depth_margin
-    int se_margin_per_depth
-    int probcut_min_depth
-    int probcut_margin
     int aspiration_min_depth
     int aspiration_delta
     int delta_margin

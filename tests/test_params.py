@@ -14,20 +14,8 @@ MIDDLEGAME = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP3PPP/R2QKB1R w KQ - 0 9"
 TACTICAL = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 10"
 
 
-# Entries that only a candidate technique reads (off by default) are tested with it on.
-NEEDS_SWITCH = {
-    "lmr_continuation_divisor": "continuation_history",
-    "razor_max_depth": "razoring", "razor_margin": "razoring",
-    "se_min_depth": "singular_extension", "se_tt_depth_margin": "singular_extension",
-    "se_margin_per_depth": "singular_extension",
-    "probcut_min_depth": "probcut", "probcut_margin": "probcut",
-}
-
-
-def nodes_with(values: dict[str, float], depth: int = 9, switch: str | None = None) -> int:
+def nodes_with(values: dict[str, float], depth: int = 9) -> int:
     searcher = AlphaBetaSearcher(hash_mb=8)
-    if switch:
-        searcher.configure(**{switch: True})
     searcher.set_params(values)
     return sum(searcher.search(Position(fen), SearchLimits(depth=depth)).nodes for fen in (MIDDLEGAME, TACTICAL))
 
@@ -59,9 +47,8 @@ def test_each_search_parameter_changes_the_tree(name: str) -> None:
     """Moving one entry to an end of its range changes the nodes of fixed-depth searches:
     the C search reads the table, not a literal of its own."""
     param = SEARCH_PARAMS[name]
-    switch = NEEDS_SWITCH.get(name)
-    baseline = nodes_with({}, switch=switch)
-    changed = {nodes_with({name: end}, switch=switch) for end in (param.low, param.high)}
+    baseline = nodes_with({})
+    changed = {nodes_with({name: end}) for end in (param.low, param.high)}
     assert changed != {baseline}, name
 
 
