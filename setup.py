@@ -3,6 +3,7 @@
 Compiler directives are set here once for every module, not file by file.
 """
 
+import importlib.util
 import os
 import sys
 
@@ -29,6 +30,21 @@ def core_modules():
 
 
 CORE_MODULES = core_modules()
+
+
+def write_params_pxd():
+    """Render the fields of search/params.pxd from search/param_table.py, their one definition.
+    The table is loaded by its file path: importing the package `search` would import the
+    compiled modules this build makes."""
+    spec = importlib.util.spec_from_file_location("kestrel_param_table", os.path.join(HERE, "search", "param_table.py"))
+    table = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = table      # dataclasses look their module up there
+    spec.loader.exec_module(table)
+    if table.write_params_pxd(os.path.join(HERE, "search", "params.pxd")):
+        print("search/params.pxd: fields rendered afresh from search/param_table.py")
+
+
+write_params_pxd()
 
 if sys.platform == "win32":
     compile_args = ["/O2"]

@@ -17,10 +17,7 @@ from search.tt cimport (
     TTEntry, tt_probe, tt_store, tt_prefetch, score_to_tt, score_from_tt,
     BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT,
 )
-from search.ordering cimport (
-    score_moves, score_captures, pick_next, is_capture, update_quiet_stats, update_capture_stats, record_move,
-    continuation_score,
-)
+from search.ordering cimport score_moves, score_captures, pick_next, is_capture, update_quiet_stats, record_move
 from search.board.see cimport see, SEE_VALUE
 from search.board.rules cimport is_draw_by_rule
 from search.state cimport SearchState, RootMove
@@ -29,7 +26,6 @@ from search.control cimport REPORT_ITERATION, REPORT_CURRMOVE, report_progress
 from search.timeman cimport (elapsed_ms, hard_limit_reached, may_stop_early, iteration_budget_spent,
                              IterationSignals)
 from search.tbprobe cimport should_probe, probe_wdl, TB_NO_RESULT, VALUE_TB_WIN
-from search.correction cimport corrected_eval, update_correction
 from eval.evaluate cimport evaluate
 
 cdef extern from "clock.h" nogil:
@@ -126,7 +122,7 @@ cdef int quiescence(SearchState* s, int alpha, int beta, int ply) noexcept nogil
         score_moves(s, &moves, tt_move, ply)
     else:
         raw_eval = evaluate(b)
-        stand_pat = corrected_eval(s, raw_eval)
+        stand_pat = raw_eval
         if stand_pat >= beta:
             return stand_pat
         if stand_pat > alpha:
@@ -177,21 +173,15 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
     cdef MoveList moves
     cdef TTEntry entry
     cdef Move quiets_tried[64]
-    cdef Move captures_tried[32]
-    cdef int quiet_count = 0, capture_count = 0
+    cdef int quiet_count = 0
     cdef bint pv_node = beta - alpha > 1
     cdef bint in_check = b.checkers != 0
     cdef bint tt_hit, quiet, capture, gives_check, improving
     cdef int static_eval, score, best = -VALUE_INFINITE, i, new_depth, reduction, moves_searched = 0
     cdef int tt_score = VALUE_NONE, tt_bound = BOUND_NONE, r, original_alpha = alpha, extension, reduced_depth
-    cdef int continuation      # continuation history of the quiet move being tried
     cdef int wdl, tb_value, tb_bound, max_value = VALUE_INFINITE
-    cdef int raw_eval = 0          # the evaluation as the TT keeps it, before its correction
-    cdef int singular_beta, singular_extension, probcut_beta, bound
+    cdef int raw_eval = 0          # the evaluation as the TT keeps it (static_eval may take a TT bound)
     cdef Move m, best_move = MOVE_NONE, tt_move = MOVE_NONE
-    # Set while this node's hash move is tested for singularity: the same node searched
-    # without that move, which must neither cut on nor overwrite the node's own TT entry.
-    cdef Move excluded = s.excluded[ply]
     cdef const SearchParams* p = &s.params
 
     if depth <= 0:
@@ -226,7 +216,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
         tt_move = entry.move
         tt_score = score_from_tt(entry.score, ply)
         tt_bound = entry.bound_age & 3
-        if (s.config.tt_cutoffs and not pv_node and entry.depth >= depth and excluded == MOVE_NONE
+        if (s.config.tt_cutoffs and not pv_node and entry.depth >= depth
                 and ((tt_bound == BOUND_EXACT)
                      or (tt_bound == BOUND_LOWER and tt_score >= beta)
                      or (tt_bound == BOUND_UPPER and tt_score <= alpha))):
@@ -234,7 +224,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
 
     # The tablebases know this position exactly (after a capture or pawn move with few men
     # left): a result that settles the window ends the search here, and the table keeps it.
-    if ply > 0 and excluded == MOVE_NONE and should_probe(&s.tb, b, depth):
+    if ply > 0 and should_probe(&s.tb, b, depth):
         wdl = probe_wdl(&s.tb, b)
         if wdl != TB_NO_RESULT:
             if wdl > 0:
@@ -264,7 +254,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
         improving = False
     else:
         raw_eval = entry.static_eval if tt_hit else evaluate(b)
-        static_eval = corrected_eval(s, raw_eval)
+        static_eval = raw_eval
         s.static_eval[ply] = static_eval
         improving = ply >= 2 and s.static_eval[ply - 2] != VALUE_NONE and static_eval > s.static_eval[ply - 2]
         # A stored bound is a better guess than the static evaluation.
@@ -273,16 +263,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
                 or (tt_bound == BOUND_UPPER and tt_score < static_eval)):
             static_eval = tt_score
 
-    if not in_check and not pv_node and ply > 0 and excluded == MOVE_NONE:
-        # Razoring: so far below alpha that only a capture could help; if quiescence
-        # agrees, fail low without searching the quiet moves.
-        if (s.config.razoring and depth <= p.razor_max_depth
-                and static_eval + p.razor_margin * depth < alpha and alpha > -MATE_IN_MAX_PLY):
-            score = quiescence(s, alpha, alpha + 1, ply)
-            if s.stopped:
-                return 0
-            if score <= alpha:
-                return score
+    if not in_check and not pv_node and ply > 0:
         # Reverse futility: far enough above beta that a shallow search will not fall back.
         if (s.config.reverse_futility and depth <= p.rfp_max_depth
                 and static_eval - p.rfp_margin * (depth - improving) >= beta
@@ -311,33 +292,6 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
                 score = negamax(s, depth - 1 - r, beta - 1, beta, ply, False)
                 if score >= beta:
                     return score
-        # ProbCut: a good capture whose search four plies shallower beats beta by a margin
-        # would almost surely beat beta at full depth.  Not when the table already knows
-        # a shallower search of this node stayed below that margin.
-        if (s.config.probcut and depth >= p.probcut_min_depth
-                and -MATE_IN_MAX_PLY < beta < MATE_IN_MAX_PLY - p.probcut_margin
-                and not (tt_hit and entry.depth >= depth - 3 and tt_score != VALUE_NONE
-                         and tt_score < beta + p.probcut_margin)):
-            probcut_beta = beta + p.probcut_margin
-            generate_noisy(b, &moves)
-            score_captures(s, &moves, tt_move)
-            for i in range(moves.count):
-                m = pick_next(&moves, i)
-                if is_promotion(m) and move_kind(m) != MOVE_PROMOTE_QUEEN:
-                    continue
-                if see(b, m) < probcut_beta - static_eval:
-                    continue
-                record_move(s, ply, m)
-                do_move(b, m)
-                score = -quiescence(s, -probcut_beta, -probcut_beta + 1, ply + 1)
-                if score >= probcut_beta:
-                    score = -negamax(s, depth - 4, -probcut_beta, -probcut_beta + 1, ply + 1, not cut_node)
-                undo_move(b)
-                if s.stopped:
-                    return 0
-                if score >= probcut_beta:
-                    tt_store(s.tt, b.key, depth - 3, score_to_tt(score, ply), BOUND_LOWER, m, raw_eval)
-                    return score
 
     # Internal iterative reduction: without a hash move, ordering is poor; search less.
     if s.config.internal_reduction and depth >= p.iir_min_depth and tt_move == MOVE_NONE and (pv_node or cut_node):
@@ -350,39 +304,13 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
 
     for i in range(moves.count):
         m = pick_next(&moves, i)
-        if m == excluded:
-            continue
         capture = is_capture(s, m)
         quiet = not capture and not is_promotion(m)
-
-        # Singular extension: if every other move falls well short of the hash move's
-        # score in a search of half the depth, the hash move alone holds this node and is
-        # searched a ply deeper.  If even the others beat beta, the node cuts (multi-cut);
-        # if the hash move is not alone but its score beats beta, it gets a ply less.
-        singular_extension = 0
-        if (s.config.singular_extension and ply > 0 and m == tt_move and excluded == MOVE_NONE
-                and depth >= p.se_min_depth and (tt_bound == BOUND_LOWER or tt_bound == BOUND_EXACT)
-                and entry.depth >= depth - p.se_tt_depth_margin
-                and -MATE_IN_MAX_PLY < tt_score < MATE_IN_MAX_PLY
-                and ply < 2 * s.completed_depth + 8):
-            singular_beta = tt_score - p.se_margin_per_depth * depth
-            s.excluded[ply] = m
-            score = negamax(s, (depth - 1) // 2, singular_beta - 1, singular_beta, ply, cut_node)
-            s.excluded[ply] = MOVE_NONE
-            if s.stopped:
-                return 0
-            if score < singular_beta:
-                singular_extension = 1
-            elif singular_beta >= beta:
-                return singular_beta
-            elif tt_score >= beta:
-                singular_extension = -1
 
         if (s.config.see_pruning and ply > 0 and not in_check and not quiet and depth <= p.see_max_depth
                 and best > -MATE_IN_MAX_PLY and moves_searched > 0 and see(b, m) < -p.see_margin * depth):
             continue    # a capture that loses too much at low depth
 
-        continuation = continuation_score(s, m, ply) if quiet else 0
         record_move(s, ply, m)
         do_move(b, m)
         tt_prefetch(s.tt, b.key)
@@ -418,10 +346,6 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
             undo_move(b)
             extension = 1 if see(b, m) >= 0 else 0
             do_move(b, m)
-        if singular_extension > 0:
-            extension = 1
-        elif singular_extension < 0:
-            extension -= 1
         new_depth = depth - 1 + extension
 
         if moves_searched == 0:
@@ -442,7 +366,6 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
                 if m == s.killers[ply][0] or m == s.killers[ply][1]:
                     reduction -= 1
                 reduction -= s.history[1 - b.side_to_move][move_from(m)][move_to(m)] // p.lmr_history_divisor
-                reduction -= continuation // p.lmr_continuation_divisor
                 if reduction < 0:
                     reduction = 0
                 if reduction > new_depth - 1:
@@ -465,33 +388,20 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
                 if score >= beta:
                     if quiet:
                         update_quiet_stats(s, m, quiets_tried, quiet_count, depth, ply)
-                    update_capture_stats(s, MOVE_NONE if quiet else m, captures_tried, capture_count, depth)
                     break
                 alpha = score
         if quiet and quiet_count < 64:
             quiets_tried[quiet_count] = m
             quiet_count += 1
-        elif capture and capture_count < 32:
-            captures_tried[capture_count] = m
-            capture_count += 1
 
     if moves_searched == 0:
         # Every move was pruned (only possible with futility on): fail low safely.
         return alpha
     if best > max_value:
         best = max_value        # the tables say this position is lost, whatever the search saw
-    if excluded != MOVE_NONE:
-        return best             # a singularity test: the node's own entry stays as it was
-    bound = BOUND_LOWER if best >= beta else (BOUND_EXACT if best > original_alpha else BOUND_UPPER)
-    tt_store(s.tt, b.key, depth, score_to_tt(best, ply), bound, best_move, raw_eval)
-    # What this search found about the static evaluation, when it says something: a quiet
-    # best move (a capture's gain is not the evaluation's error) and a bound on the right side.
-    if (s.config.correction_history and not in_check
-            and (best_move == MOVE_NONE or (not is_capture(s, best_move) and not is_promotion(best_move)))
-            and -MATE_IN_MAX_PLY < best < MATE_IN_MAX_PLY
-            and not (bound == BOUND_LOWER and best <= s.static_eval[ply])
-            and not (bound == BOUND_UPPER and best >= s.static_eval[ply])):
-        update_correction(s, depth, best - raw_eval)
+    tt_store(s.tt, b.key, depth, score_to_tt(best, ply),
+             BOUND_LOWER if best >= beta else (BOUND_EXACT if best > original_alpha else BOUND_UPPER),
+             best_move, raw_eval)
     return best
 
 

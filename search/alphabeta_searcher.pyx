@@ -20,7 +20,6 @@ from search.board.board cimport Board, move_to_uci, drop_old_history
 from search.board.movegen cimport generate_legal
 from search.tt cimport (
     TranspositionTable, tt_resize, tt_free, tt_clear, tt_hashfull, tt_new_search, BOUND_LOWER, BOUND_UPPER,
-    TT_EXACT_BONUS,
 )
 from search.state cimport SearchState, RootMove, adopted_config
 from search.alphabeta cimport iterative_deepening
@@ -50,9 +49,6 @@ cdef void clear_learning(SearchState* s) noexcept nogil:
     memset(s.history, 0, sizeof(s.history))
     memset(s.killers, 0, sizeof(s.killers))
     memset(s.counter_moves, 0, sizeof(s.counter_moves))
-    memset(s.cont_history, 0, sizeof(s.cont_history))
-    memset(s.capture_history, 0, sizeof(s.capture_history))
-    memset(s.correction, 0, sizeof(s.correction))
 from search.searcher import uci_score, with_switches
 
 
@@ -74,8 +70,7 @@ cdef class AlphaBetaSearcher(Searcher):
         self.helper_count = 0
         memset(&self.helper_signals, 0, sizeof(SearchSignals))
         self.helper_threads = []
-        self.tt.entries = NULL
-        self.tt.block = NULL
+        memset(&self.tt, 0, sizeof(TranspositionTable))     # no table yet; exact_bonus 0
 
     def __init__(self, hash_mb: int = 16, threads: int = 1) -> None:
         self.configure()
@@ -138,20 +133,15 @@ cdef class AlphaBetaSearcher(Searcher):
             clear_learning(self.helpers[i])
 
     def configure(self, **switches: bool) -> None:
-        """Switch search techniques on or off by name (SearchConfig's fields, and tt_keep_exact);
-        a switch not named is as adopted_config() has it: the adopted techniques on, the
-        candidates that have not (yet) passed an SPRT off.  An unknown name is a TypeError."""
-        keep_exact = bool(switches.pop("tt_keep_exact", False))
+        """Switch search techniques on or off by name (SearchConfig's fields), to measure what
+        each is worth; a switch not named is as adopted_config() has it (on).  An unknown name
+        is a TypeError."""
         self.state.config = with_switches(adopted_config(), switches)    # the struct, read as a dict
-        # The table is shared by every thread, so its replacement rule is the table's, not a state's.
-        self.tt.exact_bonus = TT_EXACT_BONUS if keep_exact else 0
 
     @property
     def switches(self) -> dict[str, bool]:
         """Every switch of configure() as it stands."""
-        values = {name: bool(on) for name, on in (<dict>self.state.config).items()}
-        values["tt_keep_exact"] = self.tt.exact_bonus > 0
-        return values
+        return {name: bool(on) for name, on in (<dict>self.state.config).items()}
 
     def hashfull(self) -> int:
         return tt_hashfull(&self.tt)

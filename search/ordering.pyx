@@ -1,12 +1,11 @@
 """Scores for move ordering and the history/killer updates that feed them."""
 
 from search.board.types cimport (
-    Move, MoveList, NO_PIECE, PAWN, MOVE_EN_PASSANT, MOVE_PROMOTE_QUEEN, MOVE_NULL, MOVE_NONE,
+    Move, MoveList, NO_PIECE, PAWN, MOVE_EN_PASSANT, MOVE_PROMOTE_QUEEN, MOVE_NULL,
     move_from, move_to, move_kind, is_promotion, piece_type_of,
 )
 from search.board.board cimport Board
 from search.board.see cimport see, SEE_VALUE
-from search.state cimport CONT_NONE
 
 cdef enum:
     HASH_MOVE_SCORE = 10000000
@@ -15,46 +14,10 @@ cdef enum:
     COUNTER_SCORE = 2900000
     BAD_CAPTURE_SCORE = -4000000
     HISTORY_MAX = 16384
-    CAPTURE_HISTORY_DIVISOR = 8
 
 
 cdef bint is_capture(SearchState* s, Move m) noexcept nogil:
     return s.board.squares[move_to(m)] != NO_PIECE or move_kind(m) == MOVE_EN_PASSANT
-
-
-cdef inline int piece_to(const Board* b, Move m) noexcept nogil:
-    """The continuation-history index of `m` before it is made: moving piece * 64 + destination."""
-    return b.squares[move_from(m)] * 64 + move_to(m)
-
-
-cdef void record_move(SearchState* s, int ply, Move m) noexcept nogil:
-    s.move_stack[ply] = m
-    s.piece_to_stack[ply] = CONT_NONE if m == MOVE_NULL else piece_to(&s.board, m)
-
-
-cdef inline int* continuation(SearchState* s, int ply, int back) noexcept nogil:
-    """The continuation-history row of the move made `back` plies before `ply` (zeros if none)."""
-    if ply < back or not s.config.continuation_history:
-        return s.cont_history[CONT_NONE]
-    return s.cont_history[s.piece_to_stack[ply - back]]
-
-
-cdef int continuation_score(SearchState* s, Move m, int ply) noexcept nogil:
-    cdef int index = piece_to(&s.board, m)
-    return continuation(s, ply, 1)[index] + continuation(s, ply, 2)[index]
-
-
-cdef inline int* capture_entry(SearchState* s, Move m) noexcept nogil:
-    cdef const Board* b = &s.board
-    cdef int victim = PAWN if move_kind(m) == MOVE_EN_PASSANT else piece_type_of(b.squares[move_to(m)])
-    return &s.capture_history[b.squares[move_from(m)]][move_to(m)][victim]
-
-
-cdef inline int capture_bonus(SearchState* s, Move m) noexcept nogil:
-    """The capture history's say in a capture's rank (at most about a quarter of a pawn's MVV step)."""
-    if not s.config.capture_history:
-        return 0
-    return capture_entry(s, m)[0] // CAPTURE_HISTORY_DIVISOR
 
 
 cdef inline int mvv_lva(const Board* b, Move m) noexcept nogil:
@@ -80,9 +43,9 @@ cdef void score_moves(SearchState* s, MoveList* moves, Move hash_move, int ply) 
                 moves.scores[i] = BAD_CAPTURE_SCORE - 100000 + move_kind(m)   # under-promotions last
         elif is_capture(s, m):
             if see(b, m) >= 0:
-                moves.scores[i] = GOOD_CAPTURE_SCORE + mvv_lva(b, m) + capture_bonus(s, m)
+                moves.scores[i] = GOOD_CAPTURE_SCORE + mvv_lva(b, m)
             else:
-                moves.scores[i] = BAD_CAPTURE_SCORE + mvv_lva(b, m) + capture_bonus(s, m)
+                moves.scores[i] = BAD_CAPTURE_SCORE + mvv_lva(b, m)
         elif m == s.killers[ply][0]:
             moves.scores[i] = KILLER_SCORE + 1
         elif m == s.killers[ply][1]:
@@ -90,7 +53,7 @@ cdef void score_moves(SearchState* s, MoveList* moves, Move hash_move, int ply) 
         elif m == counter:
             moves.scores[i] = COUNTER_SCORE
         else:
-            moves.scores[i] = s.history[us][move_from(m)][move_to(m)] + continuation_score(s, m, ply)
+            moves.scores[i] = s.history[us][move_from(m)][move_to(m)]
 
 
 cdef void score_captures(SearchState* s, MoveList* moves, Move hash_move) noexcept nogil:
@@ -101,7 +64,7 @@ cdef void score_captures(SearchState* s, MoveList* moves, Move hash_move) noexce
         if m == hash_move:
             moves.scores[i] = HASH_MOVE_SCORE
         elif is_capture(s, m):
-            moves.scores[i] = mvv_lva(&s.board, m) + capture_bonus(s, m) + (9000 if is_promotion(m) else 0)
+            moves.scores[i] = mvv_lva(&s.board, m) + (9000 if is_promotion(m) else 0)
         elif is_promotion(m):
             moves.scores[i] = 8000 + move_kind(m)
         else:
@@ -129,46 +92,19 @@ cdef inline void history_update(int* entry, int bonus) noexcept nogil:
     entry[0] += bonus - entry[0] * (bonus if bonus > 0 else -bonus) // HISTORY_MAX
 
 
-cdef inline void continuation_update(SearchState* s, int* previous_1, int* previous_2, Move m,
-                                     int bonus) noexcept nogil:
-    # The "no move" row is shared by every position without a past: it stays zero.
-    cdef int index = piece_to(&s.board, m)
-    if previous_1 != s.cont_history[CONT_NONE]:
-        history_update(&previous_1[index], bonus)
-    if previous_2 != s.cont_history[CONT_NONE]:
-        history_update(&previous_2[index], bonus)
-
-
-cdef void update_capture_stats(SearchState* s, Move best, Move* captures_tried, int capture_count,
-                               int depth) noexcept nogil:
-    cdef int i
-    cdef int bonus = (depth * depth if depth < 16 else 256) * 32
-    if not s.config.capture_history:
-        return
-    if best != MOVE_NONE and is_capture(s, best):
-        history_update(capture_entry(s, best), bonus)
-    for i in range(capture_count):
-        if captures_tried[i] != best:
-            history_update(capture_entry(s, captures_tried[i]), -bonus)
-
-
 cdef void update_quiet_stats(SearchState* s, Move best, Move* quiets_tried, int quiet_count,
                              int depth, int ply) noexcept nogil:
     """A quiet move caused a cutoff: reward it, punish the quiet moves tried before it."""
     cdef int us = s.board.side_to_move, i
     cdef int bonus = depth * depth if depth < 16 else 256
     cdef Move previous
-    cdef int* previous_1 = continuation(s, ply, 1)
-    cdef int* previous_2 = continuation(s, ply, 2)
     if s.killers[ply][0] != best:
         s.killers[ply][1] = s.killers[ply][0]
         s.killers[ply][0] = best
     history_update(&s.history[us][move_from(best)][move_to(best)], bonus * 32)
-    continuation_update(s, previous_1, previous_2, best, bonus * 32)
     for i in range(quiet_count):
         if quiets_tried[i] != best:
             history_update(&s.history[us][move_from(quiets_tried[i])][move_to(quiets_tried[i])], -bonus * 32)
-            continuation_update(s, previous_1, previous_2, quiets_tried[i], -bonus * 32)
     if ply > 0:
         previous = s.move_stack[ply - 1]
         if previous != 0 and previous != MOVE_NULL:

@@ -1,11 +1,12 @@
 """The search's numbers in one table: every margin, depth limit and reduction constant.
 
-The C search reads them from ``SearchState.params`` (search/params.pxd), filled from this
-table when a searcher is made or ``set_params`` is called.  A tuner (``python -m
+This table is their one definition.  The C search reads the entries from
+``SearchState.params``, a struct whose fields (search/params.pxd) are rendered from this
+table by ``write_params_pxd`` (setup.py runs it before compiling) and filled from it by
+name when a searcher is made or ``set_params`` is called; the ``tm_*`` time factors stay
+out of the struct (search/timeman.pyx reads them from the dict).  A tuner (``python -m
 search.spsa``) moves them within their ranges; a tuned table is adopted only after an
-SPRT against the old one, and its figures go into docs/search-ablation.md.  The
-defaults are the literals the search used before the table (they reproduced its bench
-signature, 1,758,030 nodes with the evaluation of the time).
+SPRT against the old one.
 """
 
 from __future__ import annotations
@@ -52,18 +53,6 @@ SEARCH_PARAMS: dict[str, SearchParam] = {
     "lmr_base": SearchParam(0.75, 0.0, 2.0, "constant term of the reduction table", integer=False),
     "lmr_divisor": SearchParam(2.25, 1.0, 4.0, "divisor of ln(depth) ln(moves)", integer=False),
     "lmr_history_divisor": SearchParam(6000, 1000, 20000, "history / this is taken off the reduction"),
-    "lmr_continuation_divisor": SearchParam(
-        3000, 500, 20000, "continuation history (both plies) / this is taken off the reduction"),
-    # Razoring (a candidate, switch `razoring`).
-    "razor_max_depth": SearchParam(3, 1, 6, "deepest node razoring applies to"),
-    "razor_margin": SearchParam(250, 100, 600, "static eval this far per ply below alpha asks quiescence"),
-    # Singular extensions (a candidate, switch `singular_extension`).
-    "se_min_depth": SearchParam(8, 4, 14, "shallowest node that tests its hash move for singularity"),
-    "se_tt_depth_margin": SearchParam(3, 1, 6, "the hash entry must be at most this much shallower"),
-    "se_margin_per_depth": SearchParam(2, 1, 8, "singular beta = hash score - this * depth"),
-    # ProbCut (a candidate, switch `probcut`).
-    "probcut_min_depth": SearchParam(5, 3, 10, "shallowest node that tries ProbCut"),
-    "probcut_margin": SearchParam(200, 80, 400, "a capture must beat beta by this in a search 4 plies shallower"),
     # Aspiration windows.
     "aspiration_min_depth": SearchParam(5, 2, 10, "first iteration searched with a window"),
     "aspiration_delta": SearchParam(18, 5, 60, "half-width of the first window in centipawns"),
@@ -122,3 +111,47 @@ def checked_params(values: dict[str, float]) -> dict[str, float]:
             raise ValueError(f"search parameter {name} must be from {param.low} to {param.high}, not {value}")
         params[name] = int(round(number)) if param.integer else number
     return params
+
+
+# ---------------------------------------------------------------- the C struct's fields
+
+# search/params.pxd holds the struct SearchParams; its fields between these two lines are
+# rendered from SEARCH_PARAMS (int or double, with the entry's doc), so they are never written by hand.
+STRUCT_BEGIN = "    # Generated from search/param_table.py by write_params_pxd() (setup.py runs it): edit the table."
+STRUCT_END = "    # End of the generated fields."
+
+
+def struct_names() -> list[str]:
+    """The entries the C search reads from its struct: all but the tm_* time factors."""
+    return [name for name in SEARCH_PARAMS if not name.startswith("tm_")]
+
+
+def render_struct_fields() -> list[str]:
+    """The generated lines of SearchParams, markers included."""
+    width = max(len(name) for name in struct_names()) + len("double ")
+    fields = [f"{('int ' if SEARCH_PARAMS[name].integer else 'double ') + name:<{width}}  # {SEARCH_PARAMS[name].doc}"
+              for name in struct_names()]
+    return [STRUCT_BEGIN, *(f"    {field}" for field in fields), STRUCT_END]
+
+
+def with_struct_fields(pxd_text: str) -> str:
+    """`pxd_text` (search/params.pxd) with the lines between the markers rendered afresh."""
+    lines = pxd_text.split("\n")
+    try:
+        begin, end = lines.index(STRUCT_BEGIN), lines.index(STRUCT_END)
+    except ValueError:
+        raise ValueError("search/params.pxd lacks the markers of its generated fields") from None
+    return "\n".join(lines[:begin] + render_struct_fields() + lines[end + 1:])
+
+
+def write_params_pxd(path: str) -> bool:
+    """Bring the params.pxd at `path` up to date with the table; True if it changed.  An
+    unchanged file is not rewritten, so cythonize does not recompile the modules that cimport it."""
+    with open(path, encoding="utf-8") as file:
+        text = file.read()
+    updated = with_struct_fields(text)
+    if updated == text:
+        return False
+    with open(path, "w", encoding="utf-8") as file:
+        file.write(updated)
+    return True

@@ -4,41 +4,15 @@ from libc.math cimport log
 
 
 cdef int load_search_params(SearchParams* params, dict values) except -1:
-    cdef int depth, count
-    cdef double lmr_base = values["lmr_base"], lmr_divisor = values["lmr_divisor"]
-    params.rfp_max_depth = values["rfp_max_depth"]
-    params.rfp_margin = values["rfp_margin"]
-    params.nmp_min_depth = values["nmp_min_depth"]
-    params.nmp_base_reduction = values["nmp_base_reduction"]
-    params.nmp_depth_divisor = values["nmp_depth_divisor"]
-    params.nmp_eval_margin = values["nmp_eval_margin"]
-    params.nmp_verify_depth = values["nmp_verify_depth"]
-    params.iir_min_depth = values["iir_min_depth"]
-    params.see_max_depth = values["see_max_depth"]
-    params.see_margin = values["see_margin"]
-    params.lmp_max_depth = values["lmp_max_depth"]
-    params.lmp_base = values["lmp_base"]
-    params.futility_max_depth = values["futility_max_depth"]
-    params.futility_base = values["futility_base"]
-    params.futility_per_depth = values["futility_per_depth"]
-    params.futility_history_divisor = values["futility_history_divisor"]
-    params.lmr_min_depth = values["lmr_min_depth"]
-    params.lmr_history_divisor = values["lmr_history_divisor"]
-    params.lmr_continuation_divisor = values["lmr_continuation_divisor"]
-    params.razor_max_depth = values["razor_max_depth"]
-    params.razor_margin = values["razor_margin"]
-    params.se_min_depth = values["se_min_depth"]
-    params.se_tt_depth_margin = values["se_tt_depth_margin"]
-    params.se_margin_per_depth = values["se_margin_per_depth"]
-    params.probcut_min_depth = values["probcut_min_depth"]
-    params.probcut_margin = values["probcut_margin"]
-    params.aspiration_min_depth = values["aspiration_min_depth"]
-    params.aspiration_delta = values["aspiration_delta"]
-    params.delta_margin = values["delta_margin"]
-    for depth in range(64):
-        for count in range(64):
-            if depth == 0 or count == 0:
-                params.lmr_table[depth][count] = 0
-            else:
-                params.lmr_table[depth][count] = <int>(lmr_base + log(depth) * log(count) / lmr_divisor)
+    # Cython fills a struct from a mapping field by field, by name, and ignores the other keys
+    # (the tm_* time factors); a field the mapping lacks is a ValueError.
+    params[0] = dict(values, lmr_table=lmr_table(values["lmr_base"], values["lmr_divisor"]))
     return 0
+
+
+cdef list lmr_table(double base, double divisor):
+    """Base late-move reductions by depth and moves searched: base + ln(depth) ln(moves) / divisor
+    (none for depth or moves 0)."""
+    cdef int depth, count
+    return [[<int>(base + log(depth) * log(count) / divisor) if depth > 0 and count > 0 else 0
+             for count in range(64)] for depth in range(64)]

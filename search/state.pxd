@@ -25,18 +25,12 @@ cdef struct SearchConfig:
     bint quiescence
     bint quiescence_tt          # quiescence takes the TT's move and cutoffs, and stores its results
     bint aspiration
-    bint continuation_history   # quiet moves ordered and reduced by what followed the last two moves
-    bint capture_history        # captures ordered by how often they cut off, beside MVV-LVA
-    bint correction_history     # static eval corrected by what searches of its pawn structure found
-    bint razoring               # far below alpha at depth <= 3: trust a quiescence search
-    bint singular_extension     # one ply more for a hash move that alone holds; multi-cut, negative
-    bint probcut                # a capture whose shallow search beats beta by a margin cuts the node
     bint node_time_management   # a clock search stops sooner the larger the best move's share of nodes
 
 
-# Where every searcher starts: the techniques adopted by an SPRT on, the candidates that have
-# not passed one off.  AlphaBetaSearcher.configure() changes switches from here, and the MCTS
-# leaves search with it (aspiration off), so a newly adopted technique is switched on in one place.
+# Where every searcher starts: every technique on (each was adopted by an SPRT; one that lost is
+# deleted, not left off).  AlphaBetaSearcher.configure() switches them off from here for ablation,
+# and the MCTS leaves search with it (aspiration off), so a new technique is switched on in one place.
 cdef inline SearchConfig adopted_config() noexcept nogil:
     cdef SearchConfig config
     config.tt_cutoffs = True
@@ -51,34 +45,8 @@ cdef inline SearchConfig adopted_config() noexcept nogil:
     config.quiescence = True
     config.quiescence_tt = True
     config.aspiration = True
-    config.continuation_history = False
-    config.capture_history = False
-    config.correction_history = False
-    config.razoring = False
-    config.singular_extension = False
-    config.probcut = False
     config.node_time_management = True
     return config
-
-
-# Continuation history is indexed by "piece-to" pairs: the piece that moved (0..11) times 64
-# plus its destination.  Row CONT_NONE stands for "no move there" (the root's past, a null
-# move); it is read as zeros and never written.
-cdef enum:
-    PIECE_TO_COUNT = 12 * 64
-    CONT_NONE = PIECE_TO_COUNT
-
-
-# Correction history: per side to move, a table indexed by a hash of the pawns.  An entry is
-# a moving average of (search result - static eval), in 1/CORRECTION_GRAIN centipawns,
-# weighted by depth (at most CORRECTION_MAX_WEIGHT of CORRECTION_WEIGHT_SCALE) and
-# clamped to +-CORRECTION_LIMIT centipawns.
-cdef enum:
-    CORRECTION_SIZE = 16384
-    CORRECTION_GRAIN = 64
-    CORRECTION_WEIGHT_SCALE = 256
-    CORRECTION_MAX_WEIGHT = 16
-    CORRECTION_LIMIT = 256
 
 
 cdef struct RootMove:
@@ -115,19 +83,10 @@ cdef struct SearchState:
     int history[2][64][64]
     Move killers[MAX_PLY + 2][2]
     Move counter_moves[12][64]
-    # cont_history[piece-to of a move played 1 or 2 plies earlier][piece-to of a quiet move]:
-    # how often that reply was good after that move.  About 2.4 MB per thread.
-    int cont_history[PIECE_TO_COUNT + 1][PIECE_TO_COUNT]
-    # capture_history[moving piece][destination][captured piece type]
-    int capture_history[12][64][6]
-    # correction[side to move][pawn hash]: see CORRECTION_SIZE
-    int correction[2][CORRECTION_SIZE]
     Move pv_table[MAX_PLY + 1][MAX_PLY + 1]
     int pv_length[MAX_PLY + 1]
     int static_eval[MAX_PLY + 2]
     Move move_stack[MAX_PLY + 2]
-    Move excluded[MAX_PLY + 2]        # the hash move a singular-extension search leaves out, or MOVE_NONE
-    int piece_to_stack[MAX_PLY + 2]   # piece-to of move_stack[ply], CONT_NONE for a null move
 
     RootMove root_moves[MAX_MOVES]
     int root_count

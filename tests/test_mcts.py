@@ -79,7 +79,6 @@ def test_leaves_search_with_the_adopted_techniques() -> None:
     """The leaves' alpha-beta and quiescence searches use what the alpha-beta searcher has
     adopted (so a newly adopted technique reaches them too), in one full window."""
     adopted = AlphaBetaSearcher(hash_mb=1).switches
-    del adopted["tt_keep_exact"]        # the table's rule, not a leaf's
     assert MCTSSearcher(hash_mb=1).leaf_switches == adopted | {"aspiration": False}
 
 

@@ -2,32 +2,33 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from search.alphabeta_searcher import AlphaBetaSearcher
 from search.board import Position
 from search.limits import SearchLimits
-from search.param_table import SEARCH_PARAMS, checked_params, default_params
+from search.param_table import (
+    SEARCH_PARAMS,
+    STRUCT_BEGIN,
+    STRUCT_END,
+    checked_params,
+    default_params,
+    struct_names,
+    with_struct_fields,
+)
 from search.timeman import best_move_share_factor, time_budget
 
 MIDDLEGAME = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP3PPP/R2QKB1R w KQ - 0 9"
 TACTICAL = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 10"
 
 
-# Entries that only a candidate technique reads (off by default) are tested with it on.
-NEEDS_SWITCH = {
-    "lmr_continuation_divisor": "continuation_history",
-    "razor_max_depth": "razoring", "razor_margin": "razoring",
-    "se_min_depth": "singular_extension", "se_tt_depth_margin": "singular_extension",
-    "se_margin_per_depth": "singular_extension",
-    "probcut_min_depth": "probcut", "probcut_margin": "probcut",
-}
+PARAMS_PXD = Path(__file__).resolve().parent.parent / "search" / "params.pxd"
 
 
-def nodes_with(values: dict[str, float], depth: int = 9, switch: str | None = None) -> int:
+def nodes_with(values: dict[str, float], depth: int = 9) -> int:
     searcher = AlphaBetaSearcher(hash_mb=8)
-    if switch:
-        searcher.configure(**{switch: True})
     searcher.set_params(values)
     return sum(searcher.search(Position(fen), SearchLimits(depth=depth)).nodes for fen in (MIDDLEGAME, TACTICAL))
 
@@ -50,7 +51,17 @@ def test_values_are_checked() -> None:
     assert searcher.params == default_params()
 
 
-SEARCH_ENTRIES = [name for name in SEARCH_PARAMS if not name.startswith("tm_")]
+def test_params_pxd_is_generated_from_the_table() -> None:
+    """search/params.pxd lists the struct's fields as search/param_table.py renders them (setup.py
+    rewrites them before compiling; after a change to the table, build, then commit both)."""
+    text = PARAMS_PXD.read_text(encoding="utf-8")
+    assert text == with_struct_fields(text), "search/params.pxd is out of date with search/param_table.py"
+    fields = text.split(STRUCT_BEGIN)[1].split(STRUCT_END)[0]
+    assert [line.split()[1] for line in fields.strip().splitlines()] == struct_names()
+    assert not any(name.startswith("tm_") for name in struct_names())    # timeman reads them from the dict
+
+
+SEARCH_ENTRIES = struct_names()
 
 
 @pytest.mark.slow
@@ -59,9 +70,8 @@ def test_each_search_parameter_changes_the_tree(name: str) -> None:
     """Moving one entry to an end of its range changes the nodes of fixed-depth searches:
     the C search reads the table, not a literal of its own."""
     param = SEARCH_PARAMS[name]
-    switch = NEEDS_SWITCH.get(name)
-    baseline = nodes_with({}, switch=switch)
-    changed = {nodes_with({name: end}, switch=switch) for end in (param.low, param.high)}
+    baseline = nodes_with({})
+    changed = {nodes_with({name: end}) for end in (param.low, param.high)}
     assert changed != {baseline}, name
 
 

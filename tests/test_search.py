@@ -39,13 +39,11 @@ def random_positions(count: int, seed: int, min_plies: int = 4, max_plies: int =
 REFERENCE_FENS = random_positions(50, seed=2026)
 
 
-# Every switch of AlphaBetaSearcher.configure that changes a fixed-depth search in a table that
-# is not full (tt_keep_exact and node_time_management have tests of their own).
+# Every switch of AlphaBetaSearcher.configure that changes a fixed-depth search
+# (node_time_management acts on the clock and has a test of its own).
 TECHNIQUES = ["tt_cutoffs", "null_move", "late_move_reductions", "internal_reduction", "reverse_futility",
               "futility", "late_move_pruning", "see_pruning", "check_extension", "quiescence", "quiescence_tt",
-              "aspiration",
-              "continuation_history", "capture_history", "correction_history", "razoring", "singular_extension",
-              "probcut"]
+              "aspiration"]
 
 
 @pytest.fixture(scope="module")
@@ -94,44 +92,25 @@ def test_each_technique_has_its_own_switch() -> None:
             total += result.nodes
         return total
 
-    everything = {name: True for name in TECHNIQUES}      # the candidates too, off by default
-    full = total_nodes(**everything)
-    assert total_nodes() != full                          # the defaults leave the candidates off
+    full = total_nodes()
     for name in TECHNIQUES:
-        assert total_nodes(**(everything | {name: False})) != full, f"switching off {name} changed nothing"
+        assert total_nodes(**{name: False}) != full, f"switching off {name} changed nothing"
     with pytest.raises(TypeError):
         AlphaBetaSearcher().configure(no_such_technique=False)
 
 
 def test_configure_starts_from_the_adopted_techniques() -> None:
-    """The switches are the ones the tests name, the candidates alone are off by default, and
-    configure() sets the named switches and returns every other one to its default."""
+    """The switches are the ones the tests name, every one on by default (a technique that
+    lost its games is deleted, not left off), and configure() sets the named switches and
+    returns every other one to its default."""
     searcher = AlphaBetaSearcher(hash_mb=1)
     adopted = searcher.switches
-    assert set(adopted) == set(TECHNIQUES) | {"node_time_management", "tt_keep_exact"}
-    assert {name for name, on in adopted.items() if not on} == set(CANDIDATES)
-    searcher.configure(null_move=False, razoring=True, tt_keep_exact=True)
-    assert searcher.switches == adopted | {"null_move": False, "razoring": True, "tt_keep_exact": True}
+    assert set(adopted) == set(TECHNIQUES) | {"node_time_management"}
+    assert all(adopted.values())
+    searcher.configure(null_move=False, aspiration=False)
+    assert searcher.switches == adopted | {"null_move": False, "aspiration": False}
     searcher.configure()
     assert searcher.switches == adopted
-
-
-def test_tt_keep_exact_changes_which_entries_a_full_table_keeps() -> None:
-    """The replacement candidate acts only when buckets are full, so its switch is checked on
-    the smallest table (1 MB) with a search that fills it, not in the test above."""
-    fen = "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"
-
-    def search(keep_exact: bool) -> tuple[int, int, str]:
-        searcher = AlphaBetaSearcher(hash_mb=1)
-        searcher.configure(tt_keep_exact=keep_exact)
-        result = searcher.search(Position(fen), SearchLimits(depth=13))
-        assert result.best_move in {m.uci() for m in chess.Board(fen).legal_moves}
-        return result.nodes, searcher.hashfull(), result.best_move
-
-    plain_nodes, plain_full, _ = search(False)
-    kept_nodes, kept_full, _ = search(True)
-    assert plain_full > 800 and kept_full > 800        # the table really was full
-    assert kept_nodes != plain_nodes
 
 
 @pytest.mark.parametrize("node_time", [True, False], ids=["node-time", "no-node-time"])
@@ -164,18 +143,10 @@ MATES = [
 ]
 
 
-CANDIDATES = ["continuation_history", "capture_history", "correction_history", "razoring", "singular_extension",
-              "probcut", "tt_keep_exact"]
-
-
-@pytest.mark.parametrize("candidates", [False, True], ids=["adopted", "with-candidates"])
 @pytest.mark.parametrize("fen,moves", MATES)
-def test_finds_forced_mates_with_their_distance(fen: str, moves: int, candidates: bool) -> None:
-    """With the adopted techniques, and with every candidate on too: a candidate that prunes,
-    extends or corrects wrongly must not lose a forced mate or its distance."""
+def test_finds_forced_mates_with_their_distance(fen: str, moves: int) -> None:
+    """The pruning, reductions and extensions never lose a forced mate or its distance."""
     searcher = AlphaBetaSearcher(hash_mb=16)
-    if candidates:
-        searcher.configure(**{name: True for name in CANDIDATES})
     result = searcher.search(Position(fen), SearchLimits(depth=2 * moves + 6))
     assert result.score == ("mate", moves)
     # The move really mates in that many: play the PV out with python-chess.

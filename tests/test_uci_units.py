@@ -179,10 +179,13 @@ def test_search_off_variable_switches_techniques_off(monkeypatch: pytest.MonkeyP
         monkeypatch.setenv(core.SEARCH_OFF_VARIABLE, value)
         nodes[value] = core.new_searcher("AlphaBeta", 8).search(Position(fen), SearchLimits(depth=8)).nodes
     assert nodes[""] != nodes["null_move, late_move_pruning"]
-    monkeypatch.setenv(core.SEARCH_OFF_VARIABLE, "")
-    monkeypatch.setenv(core.SEARCH_ON_VARIABLE, "continuation_history,capture_history")
-    with_candidates = core.new_searcher("AlphaBeta", 8).search(Position(fen), SearchLimits(depth=8)).nodes
-    assert with_candidates != nodes[""]                  # the candidates, off by default, switched on
+    # KESTREL_SEARCH_ON (for a candidate that is off by default) wins over KESTREL_SEARCH_OFF.
+    monkeypatch.setenv(core.SEARCH_ON_VARIABLE, "late_move_pruning")
+    switched_back = core.new_searcher("AlphaBeta", 8).search(Position(fen), SearchLimits(depth=8)).nodes
+    assert switched_back != nodes["null_move, late_move_pruning"]
+    monkeypatch.setenv(core.SEARCH_ON_VARIABLE, "")
+    monkeypatch.setenv(core.SEARCH_OFF_VARIABLE, "null_move")
+    assert switched_back == core.new_searcher("AlphaBeta", 8).search(Position(fen), SearchLimits(depth=8)).nodes
     monkeypatch.setenv(core.SEARCH_OFF_VARIABLE, "no_such_technique")
     with pytest.raises(ValueError, match="KESTREL_SEARCH_OFF"):
         core.new_searcher("AlphaBeta", 8)

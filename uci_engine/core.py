@@ -52,8 +52,8 @@ def searcher_class(mode: str) -> type[Searcher]:
 
 # For measuring what each search technique is worth in games (an ablation match):
 # KESTREL_SEARCH_OFF=null_move,late_move_reductions starts the alpha-beta searcher with
-# those switched off, and KESTREL_SEARCH_ON=capture_history with candidates that are off by
-# default switched on.  The names are AlphaBetaSearcher.configure()'s keywords.
+# those switched off, and KESTREL_SEARCH_ON switches on a candidate that is off by default
+# while it is tested.  The names are the searchers' configure() keywords.
 SEARCH_OFF_VARIABLE = "KESTREL_SEARCH_OFF"
 SEARCH_ON_VARIABLE = "KESTREL_SEARCH_ON"
 

@@ -1,0 +1,22 @@
+"""The bench signature, pinned (Stockfish's `Bench:` practice): the total nodes of
+`python -m search.bench` say which tree the alpha-beta search searches."""
+
+from __future__ import annotations
+
+from search.bench import run_bench
+
+# The total nodes of the default bench (search/bench.py's BENCH_POSITIONS at DEFAULT_DEPTH, one
+# thread, a fresh 16 MB table per position).  A change that alters the searched tree must update
+# this number in the same commit, with its evidence: the SPRT of that change in the experiments
+# ledger.  A change that is not meant to alter the tree (a refactor, a speed-up, deleting a
+# technique that was switched off) must leave it as it is.
+BENCH_SIGNATURE = 1494765
+
+
+def test_bench_signature() -> None:
+    lines: list[str] = []
+    nodes, _ = run_bench(out=lines.append)
+    assert nodes == BENCH_SIGNATURE, (
+        f"bench: {nodes} nodes, the signature is {BENCH_SIGNATURE}: this change alters the searched tree; "
+        "if it should, update BENCH_SIGNATURE with its SPRT in the ledger")
+    assert f"Nodes searched  : {BENCH_SIGNATURE}" in lines     # what `python -m search.bench` prints
