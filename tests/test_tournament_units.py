@@ -4,6 +4,7 @@ import math
 
 import chess
 import pytest
+from conftest import shared_data_path
 
 from tournaments.adjudication import Adjudicator, rules_verdict
 from tournaments.cli import build_config, split_options
@@ -15,9 +16,6 @@ from tournaments.sprt import llr_logistic, llr_normalized, sprt_status
 from tournaments.state import FinishedGame
 from tournaments.stats import Tally, elo_from_score, tally_results
 from tournaments.timecontrol import Clock, TimeControl, build_limit
-
-DATA = "/work/shared/data"
-
 
 # --- statistics, against values worked out by hand --------------------------------------------
 
@@ -133,9 +131,9 @@ def test_clock_periods_increment_and_flag():
 # --- openings ------------------------------------------------------------------------------------
 
 def test_epd_full_fen_and_plain_epd():
-    first = read_epd("".join(open(f"{DATA}/openings/2moves_v1.epd").readlines()[:3]))[0]
+    first = read_epd("".join(open(shared_data_path("openings/2moves_v1.epd")).readlines()[:3]))[0]
     assert first.fen == "rn1qkbnr/ppp1pppp/8/3p1b2/2P5/1P6/P2PPPPP/RNBQKBNR w KQkq - 0 3"
-    bk = read_epd(open(f"{DATA}/bk.epd").read())
+    bk = read_epd(open(shared_data_path("bk.epd")).read())
     assert len(bk) == 24 and bk[0].board().turn == chess.BLACK
 
 
@@ -281,7 +279,7 @@ def _reaches(path, fen):
 
 def test_2moves_book_lines_are_four_plies_from_the_start():
     from tournaments.replay import path_from_start
-    lines = open(f"{DATA}/openings/2moves_v1.epd").read().splitlines()
+    lines = open(shared_data_path("openings/2moves_v1.epd")).read().splitlines()
     sample = lines[::200]  # 203 lines spread over the book; the whole book was checked by hand
     for line in sample:
         path = path_from_start(line)
@@ -301,7 +299,7 @@ def test_path_from_start_edge_cases():
     assert path_from_start("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2") == ("e2e3", "e7e5", "e3e4")
     # Black to move after only Nf3 Nf6: knights cannot lose a tempo, so no path (the node budget ends it).
     assert path_from_start("rnbqkb1r/pppppppp/5n2/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1") is None
-    deep = open(f"{DATA}/openings/8mvs_big_+80_+109.epd").readline()
+    deep = open(shared_data_path("openings/8mvs_big_+80_+109.epd")).readline()
     assert path_from_start(deep) is None  # 16 plies: refused at once by the bound
     assert path_from_start("7k/8/8/8/8/8/8/K7 w - - 0 1") is None
     assert path_from_start("not a fen") is None
@@ -312,7 +310,7 @@ def test_openings_become_moves_from_the_start():
     epd = Opening("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2")
     moved = as_moves(epd)
     assert moved.from_start and len(moved.moves) == 3 and moved.board().epd() == epd.board().epd()
-    deep = Opening(open(f"{DATA}/openings/8mvs_big_+80_+109.epd").readline().strip())
+    deep = Opening(open(shared_data_path("openings/8mvs_big_+80_+109.epd")).readline().strip())
     assert as_moves(deep) == deep  # kept as a FEN (setboard)
     pgn = read_pgn('[FEN "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"]\n\n1... e5 2. Nf3 *\n', None)[0]
     assert as_moves(pgn).moves == ("e2e4", "e7e5", "g1f3")  # the FEN's path, then the PGN's moves
