@@ -4,12 +4,12 @@ Games of the same round share an opening (colours swapped), and two runs with th
 play the same openings round by round, so a candidate's run can be compared with a base's
 opening by opening: the difference of the two pair scores has far less variance than either run.
 
-    python docs/paired_matches.py stats ENGINE A.pgn [B.pgn ...]
+    python -m tools.paired stats ENGINE A.pgn [B.pgn ...]
         W-L-D, score and pentanomial of ENGINE over the runs, with Elo and its 95% interval
-    python docs/paired_matches.py paired ENGINE CAND1.pgn[,CAND2.pgn] BASE1.pgn[,BASE2.pgn]
+    python -m tools.paired paired ENGINE CAND1.pgn[,CAND2.pgn] BASE1.pgn[,BASE2.pgn]
         the candidate's pair scores minus the base's, opening by opening (CANDi with BASEi:
         the same seed), in Elo at the base's score with a 95% interval
-    python docs/paired_matches.py times ENGINE A.pgn [B.pgn ...]
+    python -m tools.paired times ENGINE A.pgn [B.pgn ...]
         ENGINE's thinking time per game and per move (its first 30 moves out of book, and all),
         from the "{score/depth seconds}" comments the runner writes after each move
 """
