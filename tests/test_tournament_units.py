@@ -14,7 +14,7 @@ from tournaments.plot import PlotUnavailable, elo_history, write_plot
 from tournaments.runner import schedule
 from tournaments.sprt import llr_logistic, llr_normalized, sprt_status
 from tournaments.state import FinishedGame
-from tournaments.stats import Tally, elo_from_score, tally_results
+from tournaments.stats import Tally, elo_from_score, paired_difference, tally_results
 from tournaments.timecontrol import Clock, TimeControl, build_limit
 
 # --- statistics, against values worked out by hand --------------------------------------------
@@ -44,6 +44,31 @@ def test_normalized_elo_from_pairs_by_hand():
     t = Tally(pentanomial=[1, 2, 5, 3, 1])
     # pair mean 6.25/12, pair variance 4.0625/12 - mean^2 = 0.067274; nElo = (mean-1/2)/sqrt(2 var) * 800/ln10
     assert t.normalized_elo() == pytest.approx(19.733, abs=0.001)
+
+
+def test_pentanomial_elo_interval_by_hand():
+    t = Tally(pentanomial=[1, 2, 5, 3, 1])
+    # pair mean 0.520833, pair variance 0.067274 over 12 pairs: half-width 1.96 sqrt(0.067274 / 12) = 0.146754
+    elo, low, high = t.penta_elo_interval()
+    assert elo == pytest.approx(400 * math.log10(0.520833 / 0.479167), abs=0.01)  # +14.48
+    assert low == pytest.approx(400 * math.log10(0.374079 / 0.625921), abs=0.02)  # -89.42
+    assert high == pytest.approx(400 * math.log10(0.667587 / 0.332413), abs=0.02)  # +121.13
+    assert Tally().penta_elo_interval() == (0.0, -math.inf, math.inf)
+
+
+def test_paired_difference_by_hand():
+    # Four openings: differences 0.5, 0.25, 0, 0.25 (mean 0.25, sample variance 0.125 / 3);
+    # half-width 1.96 sqrt(0.041667 / 4) = 0.200037 around the candidate's 0.6875, at the base's 0.4375.
+    d = paired_difference([1.0, 0.75, 0.5, 0.5], [0.5, 0.5, 0.5, 0.25])
+    assert (d.pairs, d.base_score, d.candidate_score) == (4, 0.4375, 0.6875)
+    at_base = 400 * math.log10(0.4375 / 0.5625)
+    assert d.elo == pytest.approx(400 * math.log10(0.6875 / 0.3125) - at_base, abs=0.01)  # +180.63
+    assert d.low == pytest.approx(400 * math.log10(0.487463 / 0.512537) - at_base, abs=0.01)  # +34.94
+    assert d.high == pytest.approx(400 * math.log10(0.887537 / 0.112463) - at_base, abs=0.01)  # +402.53
+    # Too few openings for an interval; the two runs must be matched opening by opening.
+    assert (paired_difference([0.5], [0.5]).low, paired_difference([], []).high) == (-math.inf, math.inf)
+    with pytest.raises(ValueError):
+        paired_difference([0.5, 0.5], [0.5])
 
 
 def test_tally_counts_pairs_only_when_both_games_are_scored():

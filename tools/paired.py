@@ -1,11 +1,13 @@
-"""Pooled and paired statistics of match PGNs written by `python -m tournaments` (docs/mcts.md).
+"""Pooled and paired statistics of match PGNs written by `python -m tournaments`.
 
 Games of the same round share an opening (colours swapped), and two runs with the same `-srand`
 play the same openings round by round, so a candidate's run can be compared with a base's
 opening by opening: the difference of the two pair scores has far less variance than either run.
+The statistics are tournaments/stats.py's; this tool only reads the PGNs.
 
     python -m tools.paired stats ENGINE A.pgn [B.pgn ...]
-        W-L-D, score and pentanomial of ENGINE over the runs, with Elo and its 95% interval
+        W-L-D, score, LOS and pentanomial of ENGINE over the runs, with Elo and its 95% interval
+        from the pair scores
     python -m tools.paired paired ENGINE CAND1.pgn[,CAND2.pgn] BASE1.pgn[,BASE2.pgn]
         the candidate's pair scores minus the base's, opening by opening (CANDi with BASEi:
         the same seed), in Elo at the base's score with a 95% interval
@@ -16,14 +18,16 @@ opening by opening: the difference of the two pair scores has far less variance 
 
 from __future__ import annotations
 
-import math
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
+import chess
 import chess.pgn
 
-POINTS = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
+from tournaments.snapshot import fmt_elo
+from tournaments.stats import paired_difference, points, tally_results
+
 SECONDS = re.compile(r"([0-9.]+)s\b")     # the runner's "{ +0.07/7 0.642s }" after each move
 EARLY_MOVES = 30
 
@@ -35,71 +39,55 @@ def plays_white(headers: chess.pgn.Headers, engine: str) -> bool | None:
     return headers.get("White") == engine
 
 
-def finished_games(path: str, engine: str) -> Iterator[tuple[str, float]]:
-    """(round, ENGINE's points) of each finished game of `path` that ENGINE played."""
+def games_of(path: str) -> Iterator[tuple[str, str, str, str]]:
+    """(round, White, Black, result) of each game of `path`; the round is the pair (`Round` "3.2" -> "3")."""
     with open(path) as pgn:
         while (headers := chess.pgn.read_headers(pgn)) is not None:
-            result = headers.get("Result", "*")
-            white = plays_white(headers, engine)
-            if result not in POINTS or white is None:
-                continue
-            points = POINTS[result] if white else 1.0 - POINTS[result]
-            yield headers.get("Round", "?").split(".")[0], points
+            yield (headers.get("Round", "?").split(".")[0], headers.get("White", "?"), headers.get("Black", "?"),
+                   headers.get("Result", "*"))
 
 
 def pair_scores(path: str, engine: str) -> dict[str, float]:
-    """ENGINE's points in each round of `path` whose two games both finished."""
-    rounds: dict[str, tuple[float, int]] = {}
-    for key, points in finished_games(path, engine):
-        total, games = rounds.get(key, (0.0, 0))
-        rounds[key] = (total + points, games + 1)
-    return {key: total for key, (total, games) in rounds.items() if games == 2}
+    """ENGINE's points per game in each round of `path` whose two games both finished."""
+    rounds: dict[str, list[float]] = {}
+    for key, white, black, result in games_of(path):
+        if engine not in (white, black) or (scored := points(result, white == engine)) is None:
+            continue
+        rounds.setdefault(key, []).append(scored)
+    return {key: sum(scored) / 2 for key, scored in rounds.items() if len(scored) == 2}
 
 
-def elo(score: float) -> float:
-    """The logistic Elo difference of a score in (0, 1)."""
-    score = min(max(score, 1e-6), 1.0 - 1e-6)
-    return -400.0 * math.log10(1.0 / score - 1.0)
+def stats(engine: str, paths: Sequence[str]) -> str:
+    """ENGINE's pooled results over the runs of `paths`, each run's rounds its own pairs."""
+    pair_ids: dict[tuple[int, str], int] = {}
+    games = [(pair_ids.setdefault((number, key), len(pair_ids)), white, black, result)
+             for number, path in enumerate(paths) for key, white, black, result in games_of(path)]
+    tally = tally_results(games, engine)
+    if tally.games == 0:
+        return f"{engine}: no finished games"
+    elo, low, high = tally.penta_elo_interval()
+    return (f"{engine}: {tally.games} games, {tally.wins}-{tally.losses}-{tally.draws}, {100 * tally.score:.1f}%, "
+            f"LOS {100 * tally.los():.1f}%, pentanomial {tally.pentanomial}: "
+            f"Elo {fmt_elo(elo)} ({fmt_elo(low)} .. {fmt_elo(high)})")
 
 
-def stats(engine: str, paths: list[str]) -> str:
-    wins = losses = draws = 0
-    pentanomial = [0] * 5
-    for path in paths:
-        for _, points in finished_games(path, engine):
-            wins += points == 1.0
-            losses += points == 0.0
-            draws += points == 0.5
-        for total in pair_scores(path, engine).values():
-            pentanomial[round(total * 2)] += 1
-    pairs = sum(pentanomial)
-    mean = sum(k / 4 * count for k, count in enumerate(pentanomial)) / pairs
-    variance = sum(count * (k / 4 - mean) ** 2 for k, count in enumerate(pentanomial)) / pairs
-    half = 1.96 * math.sqrt(variance / pairs)
-    games = wins + losses + draws
-    return (f"{engine}: {games} games, {wins}-{losses}-{draws}, {100 * (wins + draws / 2) / games:.1f}%, "
-            f"pentanomial {pentanomial}: Elo {elo(mean):+.0f} ({elo(mean - half):+.0f} .. {elo(mean + half):+.0f})")
-
-
-def paired(engine: str, candidates: list[str], bases: list[str]) -> str:
-    differences: list[float] = []
-    base_scores: list[float] = []
+def paired(engine: str, candidates: Sequence[str], bases: Sequence[str]) -> str:
+    """The candidate runs against the base runs (the i-th of each played with the same seed)."""
+    ours: list[float] = []
+    theirs: list[float] = []
     for candidate_path, base_path in zip(candidates, bases, strict=True):
-        ours, theirs = pair_scores(candidate_path, engine), pair_scores(base_path, engine)
-        for key in ours.keys() & theirs.keys():
-            differences.append((ours[key] - theirs[key]) / 2)
-            base_scores.append(theirs[key] / 2)
-    n = len(differences)
-    mean = sum(differences) / n
-    deviation = math.sqrt(sum((d - mean) ** 2 for d in differences) / (n - 1))
-    base = sum(base_scores) / n
-    half = 1.96 * deviation / math.sqrt(n)
-    return (f"{n} openings: base {100 * base:.1f}%, candidate {100 * (base + mean):.1f}%; difference "
-            f"{elo(base + mean) - elo(base):+.0f} ({elo(base + mean - half) - elo(base):+.0f} .. "
-            f"{elo(base + mean + half) - elo(base):+.0f}) Elo")
+        candidate, base = pair_scores(candidate_path, engine), pair_scores(base_path, engine)
+        for key in sorted(candidate.keys() & base.keys()):
+            ours.append(candidate[key])
+            theirs.append(base[key])
+    d = paired_difference(ours, theirs)
+    if d.pairs == 0:
+        return f"{engine}: no opening finished in both runs"
+    return (f"{d.pairs} openings: base {100 * d.base_score:.1f}%, candidate {100 * d.candidate_score:.1f}%; "
+            f"difference {fmt_elo(d.elo)} ({fmt_elo(d.low)} .. {fmt_elo(d.high)}) Elo")
 
 
-def times(engine: str, paths: list[str]) -> str:
+def times(engine: str, paths: Sequence[str]) -> str:
     """ENGINE's mean thinking time per game, per move early on and per move over the games."""
     per_game: list[float] = []
     early: list[float] = []
@@ -123,12 +111,23 @@ def times(engine: str, paths: list[str]) -> str:
             f"{sum(every) / len(every):.3f} s over all {len(every)}")
 
 
-if __name__ == "__main__":
-    if len(sys.argv) >= 4 and sys.argv[1] == "stats":
-        print(stats(sys.argv[2], sys.argv[3:]))
-    elif len(sys.argv) >= 4 and sys.argv[1] == "times":
-        print(times(sys.argv[2], sys.argv[3:]))
-    elif len(sys.argv) == 5 and sys.argv[1] == "paired":
-        print(paired(sys.argv[2], sys.argv[3].split(","), sys.argv[4].split(",")))
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if len(args) >= 3 and args[0] == "stats":
+        print(stats(args[1], args[2:]))
+    elif len(args) >= 3 and args[0] == "times":
+        print(times(args[1], args[2:]))
+    elif len(args) == 4 and args[0] == "paired":
+        candidates, bases = args[2].split(","), args[3].split(",")
+        if len(candidates) != len(bases):
+            print("paired: as many candidate runs as base runs, the i-th of each with the same seed", file=sys.stderr)
+            return 2
+        print(paired(args[1], candidates, bases))
     else:
-        sys.exit(__doc__)
+        print(__doc__, file=sys.stderr)
+        return 0 if args[:1] in (["-h"], ["--help"]) else 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
