@@ -111,7 +111,7 @@ def raw_sums(const uint64_t[:, ::1] packed, int32_t[::1] mg, int32_t[::1] eg, in
 
     The evaluation is ``(mg * phase + eg * (24 - phase)) / 24`` of these, from the side to move's
     view; every sum is linear in every weight but ``king_attack_units``, which is what lets
-    the Texel tuner (eval/texel.py) read a weight's coefficients off two calls.
+    the Texel tuner (tools/texel.py) read a weight's coefficients off two calls.
     """
     cdef Py_ssize_t n = packed.shape[0], i
     cdef int k, mg_sum, eg_sum

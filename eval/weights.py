@@ -18,7 +18,7 @@ Where the starting values come from:
   "SafetyTable" of the Chess Programming Wiki's King Safety page, halved; pawn shield and
   open king file values are conventional starting guesses.
 
-Since session 5 the numbers are fitted: the Texel tuner (``python -m eval.texel``, docs/texel.md)
+Since session 5 the numbers are fitted: the Texel tuner (``python -m tools.texel``, docs/texel.md)
 refitted every weight except ``king_attack_units`` to 898,627 positions of Kestrel's self-play,
 pulled towards the values above (L2) and leaving weights seen in fewer than 500 positions alone.
 Against the hand-set table it scored +40.5 Elo (+22.4 .. +58.8) in 1,000 games at 2 s + 0.02 s.

@@ -1,5 +1,5 @@
 """MCTS's move priors as weighted features: what each feature sees, that the priors are the
-softmax of the chosen weight table, and the tool that fits the weights (search/policy_fit.py)."""
+softmax of the chosen weight table, and the tool that fits the weights (tools/policy_fit.py)."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import chess
 import chess.pgn
 import pytest
 
-from search import policy_fit
 from search.board import Position
 from search.limits import SearchLimits
 from search.mcts_searcher import DEFAULT_FITTED_PRIORS, PRIOR_FEATURES, MCTSSearcher, prior_refresh_depth
+from tools import policy_fit
 
 
 def features(fen: str, tt_move: str | None = None) -> dict[str, dict[str, float]]:

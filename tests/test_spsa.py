@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from search.param_table import SEARCH_PARAMS
-from search.spsa import SpsaState, engine_params, main
+from tools.spsa import SpsaState, engine_params, main
 
 ENGINE = f"{sys.executable} -m uci_engine"
 

@@ -13,12 +13,12 @@ import numpy as np
 import pytest
 from conftest import random_boards
 
-from eval import texel
 from eval.api import PACKED_WORDS, evaluate, pack_positions
 from eval.evaluate import load_vector, weights_as_vector
-from eval.tune_data import extract, quiet_positions, read_positions
 from eval.weights import WEIGHTS, to_vector, weight_names
 from search.board.position import Position
+from tools import texel
+from tools.tune_data import extract, quiet_positions, read_positions
 
 
 def random_fens(count: int, seed: int = 7) -> list[str]:

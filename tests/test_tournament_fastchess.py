@@ -5,10 +5,11 @@ import re
 import chess
 import chess.pgn
 import pytest
+from conftest import SHARED_DATA
 
 from tests.test_tournament import STOCKFISH, _require, check_replay, fake, read_games, run_cli
 
-SYZYGY = "/work/shared/data/syzygy"
+SYZYGY = str(SHARED_DATA / "syzygy")
 
 
 @pytest.mark.slow

@@ -6,6 +6,7 @@ import sys
 
 import chess
 import pytest
+from conftest import SHARED_DATA
 
 from tournaments.adjudication import open_tablebase, tablebase_verdict
 from tournaments.cli import OPTION_SPECS, OPTIONS, USAGE, build_config, split_options
@@ -19,7 +20,7 @@ from tournaments.sprt import sprt_status
 from tournaments.state import FinishedGame
 from tournaments.stats import tally_results
 
-SYZYGY = "/work/shared/data/syzygy"
+SYZYGY = str(SHARED_DATA / "syzygy")
 BASE = ["-engine", "cmd=a", "-engine", "cmd=b", "-each", "tc=1"]
 
 

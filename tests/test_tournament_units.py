@@ -4,6 +4,7 @@ import math
 
 import chess
 import pytest
+from conftest import shared_data_path
 
 from tournaments.adjudication import Adjudicator, rules_verdict
 from tournaments.cli import build_config, split_options
@@ -13,11 +14,8 @@ from tournaments.plot import PlotUnavailable, elo_history, write_plot
 from tournaments.runner import schedule
 from tournaments.sprt import llr_logistic, llr_normalized, sprt_status
 from tournaments.state import FinishedGame
-from tournaments.stats import Tally, elo_from_score, tally_results
+from tournaments.stats import Tally, elo_from_score, paired_difference, tally_results
 from tournaments.timecontrol import Clock, TimeControl, build_limit
-
-DATA = "/work/shared/data"
-
 
 # --- statistics, against values worked out by hand --------------------------------------------
 
@@ -46,6 +44,31 @@ def test_normalized_elo_from_pairs_by_hand():
     t = Tally(pentanomial=[1, 2, 5, 3, 1])
     # pair mean 6.25/12, pair variance 4.0625/12 - mean^2 = 0.067274; nElo = (mean-1/2)/sqrt(2 var) * 800/ln10
     assert t.normalized_elo() == pytest.approx(19.733, abs=0.001)
+
+
+def test_pentanomial_elo_interval_by_hand():
+    t = Tally(pentanomial=[1, 2, 5, 3, 1])
+    # pair mean 0.520833, pair variance 0.067274 over 12 pairs: half-width 1.96 sqrt(0.067274 / 12) = 0.146754
+    elo, low, high = t.penta_elo_interval()
+    assert elo == pytest.approx(400 * math.log10(0.520833 / 0.479167), abs=0.01)  # +14.48
+    assert low == pytest.approx(400 * math.log10(0.374079 / 0.625921), abs=0.02)  # -89.42
+    assert high == pytest.approx(400 * math.log10(0.667587 / 0.332413), abs=0.02)  # +121.13
+    assert Tally().penta_elo_interval() == (0.0, -math.inf, math.inf)
+
+
+def test_paired_difference_by_hand():
+    # Four openings: differences 0.5, 0.25, 0, 0.25 (mean 0.25, sample variance 0.125 / 3);
+    # half-width 1.96 sqrt(0.041667 / 4) = 0.200037 around the candidate's 0.6875, at the base's 0.4375.
+    d = paired_difference([1.0, 0.75, 0.5, 0.5], [0.5, 0.5, 0.5, 0.25])
+    assert (d.pairs, d.base_score, d.candidate_score) == (4, 0.4375, 0.6875)
+    at_base = 400 * math.log10(0.4375 / 0.5625)
+    assert d.elo == pytest.approx(400 * math.log10(0.6875 / 0.3125) - at_base, abs=0.01)  # +180.63
+    assert d.low == pytest.approx(400 * math.log10(0.487463 / 0.512537) - at_base, abs=0.01)  # +34.94
+    assert d.high == pytest.approx(400 * math.log10(0.887537 / 0.112463) - at_base, abs=0.01)  # +402.53
+    # Too few openings for an interval; the two runs must be matched opening by opening.
+    assert (paired_difference([0.5], [0.5]).low, paired_difference([], []).high) == (-math.inf, math.inf)
+    with pytest.raises(ValueError):
+        paired_difference([0.5, 0.5], [0.5])
 
 
 def test_tally_counts_pairs_only_when_both_games_are_scored():
@@ -133,9 +156,9 @@ def test_clock_periods_increment_and_flag():
 # --- openings ------------------------------------------------------------------------------------
 
 def test_epd_full_fen_and_plain_epd():
-    first = read_epd("".join(open(f"{DATA}/openings/2moves_v1.epd").readlines()[:3]))[0]
+    first = read_epd("".join(open(shared_data_path("openings/2moves_v1.epd")).readlines()[:3]))[0]
     assert first.fen == "rn1qkbnr/ppp1pppp/8/3p1b2/2P5/1P6/P2PPPPP/RNBQKBNR w KQkq - 0 3"
-    bk = read_epd(open(f"{DATA}/bk.epd").read())
+    bk = read_epd(open(shared_data_path("bk.epd")).read())
     assert len(bk) == 24 and bk[0].board().turn == chess.BLACK
 
 
@@ -281,7 +304,7 @@ def _reaches(path, fen):
 
 def test_2moves_book_lines_are_four_plies_from_the_start():
     from tournaments.replay import path_from_start
-    lines = open(f"{DATA}/openings/2moves_v1.epd").read().splitlines()
+    lines = open(shared_data_path("openings/2moves_v1.epd")).read().splitlines()
     sample = lines[::200]  # 203 lines spread over the book; the whole book was checked by hand
     for line in sample:
         path = path_from_start(line)
@@ -301,7 +324,7 @@ def test_path_from_start_edge_cases():
     assert path_from_start("rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 2") == ("e2e3", "e7e5", "e3e4")
     # Black to move after only Nf3 Nf6: knights cannot lose a tempo, so no path (the node budget ends it).
     assert path_from_start("rnbqkb1r/pppppppp/5n2/8/8/5N2/PPPPPPPP/RNBQKB1R b KQkq - 1 1") is None
-    deep = open(f"{DATA}/openings/8mvs_big_+80_+109.epd").readline()
+    deep = open(shared_data_path("openings/8mvs_big_+80_+109.epd")).readline()
     assert path_from_start(deep) is None  # 16 plies: refused at once by the bound
     assert path_from_start("7k/8/8/8/8/8/8/K7 w - - 0 1") is None
     assert path_from_start("not a fen") is None
@@ -312,7 +335,7 @@ def test_openings_become_moves_from_the_start():
     epd = Opening("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2")
     moved = as_moves(epd)
     assert moved.from_start and len(moved.moves) == 3 and moved.board().epd() == epd.board().epd()
-    deep = Opening(open(f"{DATA}/openings/8mvs_big_+80_+109.epd").readline().strip())
+    deep = Opening(open(shared_data_path("openings/8mvs_big_+80_+109.epd")).readline().strip())
     assert as_moves(deep) == deep  # kept as a FEN (setboard)
     pgn = read_pgn('[FEN "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"]\n\n1... e5 2. Nf3 *\n', None)[0]
     assert as_moves(pgn).moves == ("e2e4", "e7e5", "g1f3")  # the FEN's path, then the PGN's moves

@@ -5,10 +5,9 @@ Only used when stderr is a terminal; logs get plain lines (``report.Progress``).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
-if TYPE_CHECKING:
-    from tournaments.report import Snapshot
+from tournaments.snapshot import Snapshot, fmt_duration, fmt_elo, fmt_err
 
 
 class LiveUnavailable(RuntimeError):
@@ -32,8 +31,6 @@ class LiveDisplay:
     def render(self, s: Snapshot) -> Any:
         from rich.progress_bar import ProgressBar
         from rich.table import Table
-
-        from tournaments.report import fmt_duration, fmt_elo, fmt_err
 
         t = s.tally
         err = t.elo_error()

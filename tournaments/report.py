@@ -7,11 +7,11 @@ import os
 import sys
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TextIO
 
 from tournaments.config import TournamentConfig
 from tournaments.live import LiveDisplay, LiveUnavailable
+from tournaments.snapshot import Snapshot, fmt_duration, fmt_elo, fmt_err
 from tournaments.sprt import SprtStatus, sprt_status
 from tournaments.state import FinishedGame
 from tournaments.stats import Tally, tally_results
@@ -19,16 +19,6 @@ from tournaments.stats import Tally, tally_results
 
 def _games(finished: Sequence[FinishedGame]) -> list[tuple[int, str, str, str]]:
     return [(g.pair, g.white, g.black, g.result) for g in finished]
-
-
-def fmt_elo(value: float) -> str:
-    if not math.isfinite(value):
-        return "+inf" if value > 0 else "-inf"
-    return f"{value + 0.0:+.1f}" if round(value, 1) != 0 else "0.0"  # no "-0.0"
-
-
-def fmt_err(value: float) -> str:
-    return f"{value:.1f}" if math.isfinite(value) else "inf"
 
 
 def headline_tally(config: TournamentConfig, finished: Sequence[FinishedGame]) -> Tally:
@@ -135,32 +125,6 @@ def final_report(config: TournamentConfig, finished: Sequence[FinishedGame]) -> 
         for g in faults:
             lines.append(f"  game {g.index + 1} ({g.white} - {g.black}) {g.result}: {g.reason}")
     return "\n".join(lines)
-
-
-@dataclass(frozen=True)
-class Snapshot:
-    """Where a run stands: what the live display and the periodic lines show."""
-
-    done: int
-    running: int
-    total: int
-    name: str
-    tally: Tally
-    sprt: SprtStatus | None
-    per_minute: float  # games finished per minute since games began (this session)
-    eta: float | None  # seconds until the last game, at that rate
-
-    @property
-    def left(self) -> int:
-        return max(0, self.total - self.done - self.running)
-
-
-def fmt_duration(seconds: float | None) -> str:
-    if seconds is None or not math.isfinite(seconds):
-        return "?"
-    seconds = int(round(seconds))
-    hours, rest = divmod(seconds, 3600)
-    return f"{hours}h{rest // 60:02d}m" if hours else f"{rest // 60}m{rest % 60:02d}s"
 
 
 def plain_line(s: Snapshot) -> str:

@@ -3,7 +3,8 @@
 Elo follows the logistic model, score = 1 / (1 + 10^(-Elo/400)). The interval
 is the normal approximation on the mean game score, mapped through that curve
 (as cutechess-cli reports it); LOS is the normal approximation on wins against
-losses, draws carrying no information.
+losses, draws carrying no information.  A paired difference compares two runs
+that played the same openings (the same ``-srand``), opening by opening.
 """
 
 from __future__ import annotations
@@ -126,6 +127,44 @@ def mean_var(pdf: Iterable[tuple[float, float]]) -> tuple[float, float]:
     pdf = list(pdf)
     mean = sum(a * p for a, p in pdf)
     return mean, sum(p * (a - mean) ** 2 for a, p in pdf)
+
+
+@dataclass(frozen=True)
+class PairedDifference:
+    """A candidate against a base over the same openings, in Elo at the base's score."""
+
+    pairs: int
+    base_score: float  # the base's mean points per game over those pairs
+    candidate_score: float
+    elo: float  # elo(candidate_score) - elo(base_score)
+    low: float  # the 95% interval of that difference
+    high: float
+
+
+def paired_difference(candidate: Sequence[float], base: Sequence[float]) -> PairedDifference:
+    """Compare pair scores (points per game of each pair, in [0, 1]) opening by opening.
+
+    ``candidate[i]`` and ``base[i]`` are the two runs' scores on the same opening: the
+    difference of the two has far less variance than either run, as the opening's own
+    bias cancels.  The interval is the normal approximation on the mean difference
+    (sample variance), mapped through the Elo curve at the base's score.
+    """
+    if len(candidate) != len(base):
+        raise ValueError(f"{len(candidate)} candidate pairs against {len(base)} base pairs")
+    n = len(base)
+    if n == 0:
+        return PairedDifference(0, 0.5, 0.5, 0.0, -math.inf, math.inf)
+    differences = [c - b for c, b in zip(candidate, base, strict=True)]
+    mean = sum(differences) / n
+    base_score = sum(base) / n
+    at_base = elo_from_score(base_score)
+    if n < 2:
+        return PairedDifference(n, base_score, base_score + mean, elo_from_score(base_score + mean) - at_base,
+                                -math.inf, math.inf)
+    half = Z95 * math.sqrt(sum((d - mean) ** 2 for d in differences) / (n - 1) / n)
+    return PairedDifference(n, base_score, base_score + mean, elo_from_score(base_score + mean) - at_base,
+                            elo_from_score(base_score + mean - half) - at_base,
+                            elo_from_score(base_score + mean + half) - at_base)
 
 
 def points(result: str, white: bool) -> float | None:

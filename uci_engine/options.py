@@ -200,7 +200,7 @@ def build_options(search_modes: tuple[str, ...] = ("AlphaBeta",), mcts_explorati
         # Sent by some GUIs; accepted, and they change nothing in the search.
         Option("UCI_AnalyseMode", "check", False),
         Option("UCI_Opponent", "string", ""),
-        # For tuners (python -m search.spsa): empty means every search parameter at its default.
+        # For tuners (python -m tools.spsa): empty means every search parameter at its default.
         Option("SearchParams", "string", "", apply=_set_search_params),
     ]
     if "MCTS" in search_modes:

@@ -7,7 +7,7 @@ The model is a pair of logistic curves, as Stockfish's win-rate model is shaped:
 
 so a score of `a` centipawns wins half the time, and `b` sets how fast the chances
 change with the score.  The constants were fitted to Kestrel's own self-play games
-(`python -m uci_engine.wdl_fit games.pgn`; the fit and its data are in docs/play.md).
+(`python -m tools.wdl_fit games.pgn`; the fit and its data are in docs/play.md).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Fit MCTS's prior weights to the moves of Kestrel's alpha-beta search.
 
-    python -m search.policy_fit GAMES.pgn [GAMES.pgn ...] [--positions 4000] [--depth 8]
+    python -m tools.policy_fit GAMES.pgn [GAMES.pgn ...] [--positions 4000] [--depth 8]
 
 The priors (search/mcts_priors.pxd) are a softmax over a weighted sum of move features.  This
 tool takes positions from the games, half of them as played and half one random legal move
@@ -177,7 +177,7 @@ def fit(examples: Sequence[Example], start: Sequence[float]) -> list[float]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tools.policy_fit", description=__doc__.split("\n\n")[0])
     parser.add_argument("pgn", nargs="+", help="games to take positions from")
     parser.add_argument("--positions", type=int, default=4000)
     parser.add_argument("--depth", type=int, default=8, help="plies of the search that labels the move")

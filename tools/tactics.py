@@ -1,6 +1,6 @@
 """Tactical suites: how many EPD `bm` positions the searcher solves in a fixed time.
 
-``python -m search.tactics ../shared/data/bk.epd --movetime 1000``
+``python -m tools.tactics ../shared/data/bk.epd --movetime 1000``
 
 A position counts as solved when the move played after `movetime` milliseconds is one
 of its `bm` moves (and none of its `am` moves).  A benchmark, not a test: the count
@@ -55,7 +55,7 @@ def run_suite(path: str, movetime_ms: int, hash_mb: int, limit: int | None, verb
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m tools.tactics", description=__doc__.splitlines()[0])
     parser.add_argument("epd", nargs="+", help="EPD files with bm/am operations")
     parser.add_argument("--movetime", type=int, default=1000, help="milliseconds per position")
     parser.add_argument("--hash", type=int, default=64, help="hash table size in MB")

@@ -1,4 +1,4 @@
-"""Fit the WDL model (uci_engine/wdl.py) to games: `python -m uci_engine.wdl_fit GAMES.pgn ...`.
+"""Fit the WDL model (uci_engine/wdl.py) to games: `python -m tools.wdl_fit GAMES.pgn ...`.
 
 Every move with a score comment (`{ +0.35/12 0.1s }`, as the project's runner and
 cutechess write them) gives one sample: the mover's score, the material on the board
@@ -114,9 +114,9 @@ def calibration_table(counts: Counter[Sample], params: tuple[float, float, float
 
 def main(argv: list[str] | None = None) -> int:
     paths = sys.argv[1:] if argv is None else argv
-    if not paths:
-        print("usage: python -m uci_engine.wdl_fit GAMES.pgn [MORE.pgn ...]", file=sys.stderr)
-        return 2
+    if not paths or paths[0] in ("-h", "--help"):
+        print("usage: python -m tools.wdl_fit GAMES.pgn [MORE.pgn ...]", file=sys.stderr)
+        return 0 if paths else 2
     try:
         counts = samples_from_pgn(paths)
     except OSError as exc:

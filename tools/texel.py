@@ -1,7 +1,7 @@
 """The Texel tuner: fit the weights of ``eval/weights.py`` to game results.
 
-``python -m eval.texel data.epd --out tuned_weights.py`` reads labelled positions (the EPD of
-``python -m eval.tune_data``), fits the scale K of ``sigmoid(eval) = 1 / (1 + 10^(-K eval / 400))``
+``python -m tools.texel data.epd --out tuned_weights.py`` reads labelled positions (the EPD of
+``python -m tools.tune_data``), fits the scale K of ``sigmoid(eval) = 1 / (1 + 10^(-K eval / 400))``
 to the current weights first, then moves every weight to minimise the mean squared error between
 ``sigmoid(eval)`` and the result, and writes a copy of ``eval/weights.py`` with the new numbers
 (comments and layout kept, so the two files diff line by line).
@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from eval import weights as weight_table
-from eval.tune_data import read_positions
+from tools.tune_data import read_positions
 
 try:
     import numpy as np
@@ -284,7 +284,7 @@ def weights_source(values: list[int], source: str | None = None) -> str:
 # ---------------------------------------------------------------- the command
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m eval.texel", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tools.texel", description=__doc__.split("\n\n")[0])
     parser.add_argument("data", type=Path, help="labelled positions (EPD with c9 results)")
     parser.add_argument("--out", type=Path, default=Path("tuned_weights.py"), help="the new weights.py")
     parser.add_argument("--epochs", type=int, default=500)

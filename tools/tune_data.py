@@ -1,11 +1,11 @@
 """Training positions for the Texel tuner: from Kestrel's self-play or from any PGN.
 
-``python -m eval.tune_data selfplay --games 25000 --nodes 2500 --out data.epd`` plays fast
+``python -m tools.tune_data selfplay --games 25000 --nodes 2500 --out data.epd`` plays fast
 fixed-node games of Kestrel against itself from balanced openings (``../shared/data/openings``),
 in worker processes that drive the searcher directly (about 10x the positions per minute of
 UCI games, whose per-move overhead dominates at a few thousand nodes); ``--runner`` plays them
 through the project's tournament runner instead (PGN, adjudication, UCI) and extracts them;
-``python -m eval.tune_data pgn games.pgn [more.pgn ...] --out data.epd`` extracts positions
+``python -m tools.tune_data pgn games.pgn [more.pgn ...] --out data.epd`` extracts positions
 from PGN files a user has.
 
 The format is EPD, one position a line, with the game's result from White's view in the
@@ -212,7 +212,7 @@ def selfplay_direct(games: int, nodes: int, book: Path, out: Path, workers: int,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m eval.tune_data", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tools.tune_data", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     play = commands.add_parser("selfplay", help="fixed-node self-play, then extract")
     play.add_argument("--games", type=int, default=25000)

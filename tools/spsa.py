@@ -14,7 +14,7 @@ iteration and the state is saved after each, so an interrupted run resumes with
 ``--resume``.  The result is written as a table of values (JSON) that ``SearchParams``
 accepts; it is adopted only after an SPRT against the defaults.
 
-    python -m search.spsa --params rfp_margin,futility_base --iterations 200 \\
+    python -m tools.spsa --params rfp_margin,futility_base --iterations 200 \\
         --each tc=2+0.02 timemargin=0.05 --pairs 2 --out tuned.json
 """
 
@@ -128,7 +128,7 @@ def new_state(names: list[str], args: argparse.Namespace) -> SpsaState:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m search.spsa", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tools.spsa", description=__doc__.split("\n\n")[0])
     parser.add_argument("--params", required=True,
                         help="comma-separated names from search/param_table.py (or 'all')")
     parser.add_argument("--iterations", type=int, default=100)

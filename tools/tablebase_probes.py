@@ -1,4 +1,4 @@
-"""What probes inside the tree cost and give: `python docs/tablebase_probes.py [DEPTH] [SYZYGY_PATH]`.
+"""What probes inside the tree cost and give: `python -m tools.tablebase_probes [DEPTH] [SYZYGY_PATH]`.
 
 Searches endgames with more men than the tables hold (so the root is not probed) to a fixed
 depth, once without tables and once with probes inside the tree (SyzygyProbeDepth 1,
@@ -9,6 +9,7 @@ time per probe is the figure to watch; the nodes saved are what it buys.
 
 from __future__ import annotations
 
+import argparse
 import sys
 import time
 from pathlib import Path
@@ -44,9 +45,14 @@ def search(fen: str, depth: int, tables: Tablebases | None) -> tuple[int, float,
     return result.nodes, seconds, tbhits, result.value, result.best_move
 
 
-def main() -> int:
-    depth = int(sys.argv[1]) if len(sys.argv) > 1 else 14
-    path = sys.argv[2] if len(sys.argv) > 2 else str(Path(__file__).resolve().parents[2] / "shared/data/syzygy")
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.tablebase_probes", description=__doc__.split("\n\n")[0])
+    parser.add_argument("depth", type=int, nargs="?", default=14, help="plies of each search")
+    # The shared data sits beside the checkout (../shared), as tests/conftest.py finds it.
+    parser.add_argument("syzygy", nargs="?", default=str(Path(__file__).resolve().parents[2] / "shared/data/syzygy"),
+                        help="the Syzygy tables' folder")
+    args = parser.parse_args(argv)
+    depth, path = args.depth, args.syzygy
     tables = Tablebases()
     problems = tables.open(path)
     if not tables.available:

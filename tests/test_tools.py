@@ -1,0 +1,42 @@
+"""The lab (tools/): every tool runs as `python -m tools.<name>`; those no other test covers play a short run."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import SHARED_DATA, shared_data_path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+TOOLS = sorted(path.stem for path in (REPO_ROOT / "tools").glob("*.py") if path.stem != "__init__")
+
+
+def run_tool(name: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", f"tools.{name}", *args], cwd=REPO_ROOT, capture_output=True,
+                          text=True, timeout=120, check=False)
+
+
+def test_the_lab_holds_the_tools() -> None:
+    expected = {"paired", "policy_fit", "spsa", "tablebase_probes", "tactics", "texel", "tune_data", "wdl_fit"}
+    assert expected <= set(TOOLS)
+
+
+@pytest.mark.parametrize("name", TOOLS)
+def test_each_tool_runs_as_a_module_and_names_its_command(name: str) -> None:
+    result = run_tool(name, "--help")
+    assert result.returncode == 0, result.stderr
+    assert f"python -m tools.{name}" in result.stdout + result.stderr
+
+
+def test_tactics_solves_a_suite() -> None:
+    result = run_tool("tactics", str(shared_data_path("bk.epd")), "--movetime", "20", "--limit", "2")
+    assert result.returncode == 0, result.stderr
+    assert "bk.epd: solved " in result.stdout and "/2 at 20 ms per position" in result.stdout
+
+
+def test_tablebase_probes_compares_searches_with_and_without_tables() -> None:
+    result = run_tool("tablebase_probes", "3", str(SHARED_DATA / "syzygy"))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("depth 3, tables up to ") and "total: without tables" in result.stdout
