@@ -64,6 +64,10 @@ def test_the_printer_shows_a_row_and_filters(capsys: pytest.CaptureFixture[str])
     assert "ab-probcut" not in out
     assert out.rstrip().endswith("4 rows")
 
+    assert ledger.main(["--id", "mc-", "--verdict", "rejected"]) == 0
+    out = capsys.readouterr().out
+    assert "mc-widening " in out and "ab-" not in out and "mc-drr " not in out
+
     assert ledger.main(["--verdict", "adopted", "--full"]) == 0
     out = capsys.readouterr().out
     assert "ab-node-time " in out and "command:  python -m " in out
@@ -75,6 +79,14 @@ def test_the_csv_option_passes_rows_through(capsys: pytest.CaptureFixture[str]) 
     rows = list(csv.DictReader(capsys.readouterr().out.splitlines()))
     assert rows and all("widening" in row["technique"] for row in rows)
     assert rows == [row for row in ROWS if "progressive widening" in row["technique"].lower()]
+
+
+def test_the_command_option_prints_one_command(capsys: pytest.CaptureFixture[str]) -> None:
+    assert ledger.main(["--command", "ab-probcut"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("python -m tools.versus 9bddfe4 9bddfe4 --candidate-env KESTREL_SEARCH_ON=probcut")
+    assert out.count("\n") == 1
+    assert ledger.main(["--command", "no-such-row"]) == 1
 
 
 def test_a_file_with_another_header_is_refused(tmp_path: Path) -> None:

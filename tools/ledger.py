@@ -2,9 +2,11 @@
 
     python -m tools.ledger                          every row, as an aligned table
     python -m tools.ledger --technique widening     rows whose technique contains the text (any case)
+    python -m tools.ledger --id mc-                 rows whose id contains the text (mc-: the MCTS rows)
     python -m tools.ledger --verdict adopted        rows with that verdict
     python -m tools.ledger --full                   each row's command and notes under it
     python -m tools.ledger --csv                    the selected rows as CSV, header included
+    python -m tools.ledger --command ID             one row's command alone (`... | sh` plays it again)
 
 docs/experiments.md says what each column means and how to add a row.
 """
@@ -38,12 +40,15 @@ def read_ledger(path: Path = LEDGER) -> list[Row]:
         return list(reader)
 
 
-def select(rows: Iterable[Row], technique: str | None = None, verdict: str | None = None) -> list[Row]:
-    """The rows whose technique contains `technique` (ignoring case) and whose verdict is `verdict`."""
+def select(rows: Iterable[Row], technique: str | None = None, verdict: str | None = None,
+           row_id: str | None = None) -> list[Row]:
+    """The rows whose technique contains `technique` (ignoring case), whose verdict is `verdict` and
+    whose id contains `row_id`; a criterion left None takes every row."""
     needle = technique.lower() if technique else None
     return [row for row in rows
             if (needle is None or needle in row["technique"].lower())
-            and (verdict is None or row["verdict"] == verdict)]
+            and (verdict is None or row["verdict"] == verdict)
+            and (row_id is None or row_id in row["id"])]
 
 
 def score(row: Row) -> str:
@@ -99,15 +104,32 @@ def as_csv(rows: Iterable[Row]) -> str:
     return buffer.getvalue()
 
 
+def command_of(rows: Iterable[Row], row_id: str) -> str:
+    """The command of the row named `row_id` (KeyError when there is none)."""
+    for row in rows:
+        if row["id"] == row_id:
+            return row["command"]
+    raise KeyError(row_id)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.ledger", description=__doc__.splitlines()[0])
     parser.add_argument("--technique", help="only rows whose technique contains this text (any case)")
     parser.add_argument("--verdict", choices=VERDICTS, help="only rows with this verdict")
+    parser.add_argument("--id", dest="row_id", help="only rows whose id contains this text (ab-, ev-, mc-, ...)")
     parser.add_argument("--csv", action="store_true", help="print the selected rows as CSV")
     parser.add_argument("--full", action="store_true", help="print each row's baseline, command and notes too")
+    parser.add_argument("--command", metavar="ID", help="print only the command of the row with this id")
     parser.add_argument("--file", type=Path, default=LEDGER, help="the ledger to read (default: docs/experiments.csv)")
     args = parser.parse_args(argv)
-    rows = select(read_ledger(args.file), args.technique, args.verdict)
+    if args.command:
+        try:
+            print(command_of(read_ledger(args.file), args.command))
+        except KeyError:
+            print(f"no row {args.command!r} in {args.file}", file=sys.stderr)
+            return 1
+        return 0
+    rows = select(read_ledger(args.file), args.technique, args.verdict, args.row_id)
     sys.stdout.write(as_csv(rows) if args.csv else table(rows, full=args.full) + "\n")
     return 0
 
