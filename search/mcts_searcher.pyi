@@ -15,7 +15,6 @@ BENCH_MODES: tuple[tuple[str, str, int, int], ...]
 MAX_REUSE_PLIES: int
 DEFAULT_EXPLORATION: float
 DEFAULT_PLAYOUT_CAP: int
-DEFAULT_MINIMAX_WEIGHT: float
 DEFAULT_SELECTION: str
 DEFAULT_C_PUCT: float
 DEFAULT_FPU_REDUCTION: float
@@ -25,17 +24,10 @@ DEFAULT_LEAF_DEPTH_ROOT: int
 DEFAULT_VALUE_MODEL: str
 DEFAULT_RECYCLE: bool
 DEFAULT_VISIT_SHARE_TIME: bool
-DEFAULT_SETTLED_STOP: bool
-DEFAULT_DEEP_LEAF_WEIGHT: bool
 DEFAULT_FITTED_PRIORS: bool
 DEFAULT_REFRESH_PRIORS: bool
-DEFAULT_REFRESH_VALUE: bool
 DEFAULT_DEEP_ROOT_REFRESH: bool
-DEFAULT_ROOT_SEARCH_BOUNDS: bool
-DEFAULT_TT_BOUND_LEAVES: bool
-DEFAULT_CONTESTED_TIME: bool
 DEFAULT_VERIFIED_MOVE: bool
-DEFAULT_PROGRESSIVE_WIDENING: bool
 PRIOR_FEATURES: tuple[str, ...]
 OWN_SWITCH_DEFAULTS: dict[str, bool]
 OWN_SWITCHES: tuple[str, ...]
@@ -44,7 +36,6 @@ class MCTSSearcher(Searcher):
     """PUCT (or UCT) with an MCTS-Solver over a node pool sized from the Hash option."""
 
     exploration: float
-    minimax_weight: float
     c_puct: float
     fpu_reduction: float
     prior_temperature: float
@@ -52,17 +43,10 @@ class MCTSSearcher(Searcher):
     reuse_tree: bool
     recycle: bool
     visit_share_time: bool
-    settled_stop: bool
-    deep_leaf_weight: bool
     fitted_priors: bool
     refresh_priors: bool
-    refresh_value: bool
     deep_root_refresh: bool
-    root_search_bounds: bool
-    tt_bound_leaves: bool
-    contested_time: bool
     verified_move: bool
-    progressive_widening: bool
     leaf_mode: str
     leaf_depth: int
     leaf_depth_root: int
@@ -98,7 +82,6 @@ class MCTSSearcher(Searcher):
     @property
     def pool_used(self) -> int: ...
     def root_children(self) -> list[dict[str, Any]]: ...
-    def tree_widths(self) -> list[tuple[int, int, int]]: ...
     def tree_problems(self, strict: bool = True, limit: int = 20) -> list[str]: ...
 
 def bench(playouts: int = 20000, out: Callable[[str], None] = ...,
@@ -107,7 +90,6 @@ def bench(playouts: int = 20000, out: Callable[[str], None] = ...,
 def win_probability(cp: int, model: str, material: int) -> float: ...
 def score_of_probability(q: float, model: str, material: int) -> int: ...
 def puct(q: float, prior: float, parent_visits: int, child_visits: int, c_puct: float) -> float: ...
-def tried_moves_limit(visits: int) -> int: ...
 def ucb(parent_visits: int, child_visits: int, value_sum: float, c: float) -> float: ...
 def prior_refresh_depth(visits: int, root: bool = False, deep_root_refresh: bool = False) -> int: ...
 
@@ -119,13 +101,11 @@ class HandTree:
     def set_stats(self, node: int, visits: int, value_sum: float) -> None: ...
     def stats(self, node: int) -> tuple[int, float]: ...
     def parent(self, node: int) -> int | None: ...
-    def select(self, node: int, c: float, minimax_weight: float = 0.0) -> int | None: ...
-    def select_puct(self, node: int, c_puct: float, fpu_reduction: float = 0.0,
-                    minimax_weight: float = 0.0, widen: bool = False) -> int | None: ...
+    def select(self, node: int, c: float) -> int | None: ...
+    def select_puct(self, node: int, c_puct: float, fpu_reduction: float = 0.0) -> int | None: ...
     def set_prior(self, node: int, prior: float) -> None: ...
     def prior(self, node: int) -> float: ...
     def backpropagate(self, node: int, value: float) -> None: ...
-    def minimax(self, node: int) -> float: ...
     def prove(self, node: int, result: str, mate_plies: int = 0) -> None: ...
     def proven(self, node: int) -> tuple[str | None, int]: ...
     def best_child(self, node: int) -> int | None: ...

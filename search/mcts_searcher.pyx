@@ -3,7 +3,7 @@
 The shape of a search, stop and ponderhit come from ``search.searcher.Searcher``, so
 the UCI loop drives it like the alpha-beta searcher; ``selection``, ``c_puct``,
 ``fpu_reduction``, ``prior_temperature``, ``exploration``, ``leaf_mode``, ``leaf_depth``,
-``leaf_depth_root``, ``value_model``, ``minimax_weight``, ``seed`` and ``threads`` are its own
+``leaf_depth_root``, ``value_model``, ``seed`` and ``threads`` are its own
 (docs/mcts.md).  ``HandTree``, ``ucb`` and ``puct`` expose the pool to tests on hand-made
 trees; ``bench`` prints playouts per second in each leaf mode.
 
@@ -28,14 +28,14 @@ from search.mcts cimport (
     Node, NodePool, MCTSState, MCTSShared, NODE_NONE, PROVEN_UNKNOWN, PROVEN_WIN, PROVEN_LOSS, PROVEN_DRAW,
     LEAF_EVAL, LEAF_PLAYOUT, SELECT_PUCT, SELECT_UCT, PRIOR_ONE, VIRTUAL_LOSS, MAX_TREE_DEPTH,
     STAGE_NEW, STAGE_LEAF, STAGE_EXPANDED,
-    STOP_NONE, STOP_SIGNAL, STOP_PROVEN, STOP_LIMIT, STOP_TIME, STOP_SETTLED,
+    STOP_NONE, STOP_SIGNAL, STOP_PROVEN, STOP_LIMIT, STOP_TIME,
     VERIFY_NONE, VERIFY_KEPT, VERIFY_OVERRULED, VERIFY_CUT_OFF, VERIFY_MARGIN,
     root_search_move_of, root_search_depth_of,
     root_search_score_of,
     pool_allocate, pool_free, pool_new_root, pool_alloc, pool_keep_subtree, pool_recycle, pool_used,
     node_expanded,
-    ucb_score, select_child, select_child_puct, widening_limit, backpropagate, backup_minimax, propagate_proof,
-    REFRESH_VALUE_SHARE, REFRESH_MAX_DEPTH, ROOT_REFRESH_EXTRA, ROOT_REFRESH_MAX_DEPTH, ROOT_BOUND_SHARE,
+    ucb_score, select_child, select_child_puct, backpropagate, propagate_proof,
+    REFRESH_MAX_DEPTH, ROOT_REFRESH_EXTRA, ROOT_REFRESH_MAX_DEPTH,
     best_child, expand, refresh_depth, shared_reset, helpers_not_started, stop_helpers,
     mcts_search, mcts_helper, verify_tree_move,
 )
@@ -65,14 +65,13 @@ LEAF_MODES = ("eval", "playout")
 SELECTIONS = ("puct", "uct")
 VALUE_MODELS = ("logistic", "wdl")
 STOP_REASONS = {STOP_NONE: None, STOP_SIGNAL: "stop", STOP_PROVEN: "proven", STOP_LIMIT: "limit",
-                STOP_TIME: "time", STOP_SETTLED: "settled"}
+                STOP_TIME: "time"}
 VERIFICATIONS = {VERIFY_NONE: None, VERIFY_KEPT: "kept", VERIFY_OVERRULED: "overruled", VERIFY_CUT_OFF: "cut off"}
 MAX_LEAF_DEPTH = 8
 # How far back in the game the previous root may lie for its subtree to be kept.
 MAX_REUSE_PLIES = 8
 DEFAULT_EXPLORATION = 0.05    # tuned in self-play: 1.41 < 0.5 < 0.2 < 0.1 ~ 0.02 < 0.05 (values in [0, 1])
 DEFAULT_PLAYOUT_CAP = 40
-DEFAULT_MINIMAX_WEIGHT = 0.0
 # PUCT and the searched leaves, as settled by games at 2 s + 0.02 s (docs/mcts.md, "Figures"):
 # against the old UCT, PUCT with c 1.0 and quiescence leaves scored +205, with c 0.35 -42, and
 # depth-2 leaves cost about 100 Elo at that time control (fewer playouts than they are worth).
@@ -96,16 +95,6 @@ DEFAULT_RECYCLE = True          # a full pool recycles its least visited subtree
 # node-share rule, as alpha-beta's node_time_management): +38.4 +/- 36.3 in 300 games at 2 s + 0.02 s
 # in session 11 (docs/mcts.md).
 DEFAULT_VISIT_SHARE_TIME = True
-# Under a clock, stop once the most visited root move cannot be overtaken before the soft limit
-# (settled() in mcts.pyx; the rule MCTS has had since its first session).  Off, it used about a
-# quarter more time early on and scored -10.4 +/- 29.0 in 300 games at 2 s + 0.02 s (session 15).
-# Off by default since session 21: with verified_move the move played is not settled by the visits
-# (a deeper root search can still overrule the favourite), and MCTS thought 0.204 s a move over its
-# first 30 against alpha-beta's 0.281.  Off against on, against alpha-beta at 10 s + 0.1 s, paired
-# over 200 games: +64 Elo (+8 .. +113) (docs/mcts.md, "Session 21").
-DEFAULT_SETTLED_STOP = False
-# A candidate, off until games show it: a leaf searched d plies deep counts as 1 + d visits.
-DEFAULT_DEEP_LEAF_WEIGHT = False
 # Priors from the weights fitted to alpha-beta's moves (FITTED_PRIOR_WEIGHTS, with the escape,
 # quiet-exchange, piece-square and pawn-threat features) instead of session 6's hand-set ones:
 # +218.9 +/- 81.9 in 86 games at 2 s + 0.02 s, SPRT H1 in session 12 (docs/mcts.md, "Fitted priors").
@@ -116,44 +105,23 @@ DEFAULT_FITTED_PRIORS = True
 # games (session 13); doubling against fourfold steps, +112.5 +/- 50.8 in 131 games, SPRT H1
 # (session 14; docs/mcts.md, "Refreshed priors").
 DEFAULT_REFRESH_PRIORS = True
-# A candidate, off until games show it: a refresh also moves the node's mean result halfway
-# (mcts.pxd, REFRESH_VALUE_SHARE) to the value of its search.
-DEFAULT_REFRESH_VALUE = False
 # The root's refreshes search 2 plies deeper than other nodes' and do not stop deepening at
 # REFRESH_MAX_DEPTH (mcts.pxd, ROOT_REFRESH_*).  Against Kestrel's alpha-beta at 2 s + 0.02 s, on
 # against off over the same 300 openings (600 games each): +59 Elo, 95% interval +22 .. +93
 # (session 16; docs/mcts.md, "Session 16").
 DEFAULT_DEEP_ROOT_REFRESH = True
-# A candidate, off until games show it: a root refresh's score bounds the root children's means
-# (its best move's moves to it, others' only down to it; mcts.pxd, ROOT_BOUND_SHARE).
-DEFAULT_ROOT_SEARCH_BOUNDS = False
-# A candidate, off until games show it: a leaf whose position a deeper search left in the table
-# takes that search's exact score, or is bounded by its bound (mcts.pyx, searched_value()).
-DEFAULT_TT_BOUND_LEAVES = False
-# A candidate, off until games show it: while the root's latest refreshing search prefers another
-# move than the tree's, the soft limit is at least 1.5 times the plan and there is no early stop
-# (mcts.pxd, CONTESTED_TIME_FACTOR).
-DEFAULT_CONTESTED_TIME = False
 # When the search ends with the tree's favourite not the move the root's latest refreshing search
 # found best, the favourite is searched as deep; refuted by more than VERIFY_MARGIN there, the
 # searched move is played (mcts.pyx, verify_tree_move()).  Adopted in session 19: against
 # alpha-beta at 10 s + 0.1 s, +88 Elo (+27 .. +139) paired over 200 games (docs/mcts.md).
 DEFAULT_VERIFIED_MOVE = True
-# Off: a node tries a new move only while fewer than widening_limit(visits) of its moves have been
-# tried, or when that move's prior is the node's highest (mcts.pxd, WIDENING_*).  Against alpha-beta
-# at 10 s + 0.1 s, paired over 200 games: -64 Elo (-128 .. -10); with WIDENING_DIVISOR 1, -57
-# (-120 .. -3) (session 22; docs/mcts.md, "Progressive widening").
-DEFAULT_PROGRESSIVE_WIDENING = False
 VERIFY_MARGIN_CP = VERIFY_MARGIN    # (mcts.pxd) how far below the root search's score a favourite is refuted
 # configure() names that only this searcher has, with their defaults (the others are the
 # leaves', alpha-beta's names); each is an attribute of MCTSSearcher of the same name.
 OWN_SWITCH_DEFAULTS = {
-    "visit_share_time": DEFAULT_VISIT_SHARE_TIME, "settled_stop": DEFAULT_SETTLED_STOP,
-    "deep_leaf_weight": DEFAULT_DEEP_LEAF_WEIGHT, "fitted_priors": DEFAULT_FITTED_PRIORS,
-    "refresh_priors": DEFAULT_REFRESH_PRIORS, "refresh_value": DEFAULT_REFRESH_VALUE,
-    "deep_root_refresh": DEFAULT_DEEP_ROOT_REFRESH, "root_search_bounds": DEFAULT_ROOT_SEARCH_BOUNDS,
-    "tt_bound_leaves": DEFAULT_TT_BOUND_LEAVES, "contested_time": DEFAULT_CONTESTED_TIME,
-    "verified_move": DEFAULT_VERIFIED_MOVE, "progressive_widening": DEFAULT_PROGRESSIVE_WIDENING,
+    "visit_share_time": DEFAULT_VISIT_SHARE_TIME, "fitted_priors": DEFAULT_FITTED_PRIORS,
+    "refresh_priors": DEFAULT_REFRESH_PRIORS, "deep_root_refresh": DEFAULT_DEEP_ROOT_REFRESH,
+    "verified_move": DEFAULT_VERIFIED_MOVE,
 }
 OWN_SWITCHES = tuple(OWN_SWITCH_DEFAULTS)
 # The names of the features of prior_features(), indexed by mcts_priors.pxd's enum (a feature
@@ -223,7 +191,6 @@ cdef class MCTSSearcher(Searcher):
     cdef list helper_threads
     cdef TranspositionTable tt
     cdef public double exploration
-    cdef public double minimax_weight
     cdef public double c_puct
     cdef public double fpu_reduction
     cdef public double prior_temperature
@@ -231,17 +198,10 @@ cdef class MCTSSearcher(Searcher):
     cdef public bint reuse_tree
     cdef public bint recycle            # a full pool drops its least visited subtrees (mcts.pxd)
     cdef public bint visit_share_time   # the stop rule's visit-share scaling (DEFAULT_VISIT_SHARE_TIME)
-    cdef public bint settled_stop       # the early stop once the best move is settled (DEFAULT_SETTLED_STOP)
-    cdef public bint deep_leaf_weight   # the backup's candidate (DEFAULT_DEEP_LEAF_WEIGHT)
     cdef public bint fitted_priors      # the priors' fitted weights, else the hand-set ones (DEFAULT_FITTED_PRIORS)
     cdef public bint refresh_priors     # priors refreshed by searches of the node (DEFAULT_REFRESH_PRIORS)
-    cdef public bint refresh_value      # those searches' values shift the node's mean (DEFAULT_REFRESH_VALUE)
     cdef public bint deep_root_refresh  # the root's refreshes deeper and uncapped (DEFAULT_DEEP_ROOT_REFRESH)
-    cdef public bint root_search_bounds  # the root's refreshes bound its children's means (DEFAULT_ROOT_SEARCH_BOUNDS)
-    cdef public bint tt_bound_leaves     # deeper searches' table entries bound the leaves (DEFAULT_TT_BOUND_LEAVES)
-    cdef public bint contested_time      # more time while the root and the tree disagree (DEFAULT_CONTESTED_TIME)
     cdef public bint verified_move       # the favourite checked against the root's search (DEFAULT_VERIFIED_MOVE)
-    cdef public bint progressive_widening  # PUCT opens a node's moves as its visits grow (DEFAULT_PROGRESSIVE_WIDENING)
     cdef int leaf_code
     cdef int leaf_depth_value
     cdef int leaf_depth_root_value
@@ -277,7 +237,6 @@ cdef class MCTSSearcher(Searcher):
 
     def __init__(self, hash_mb: int = 16, threads: int = 1) -> None:
         self.exploration = DEFAULT_EXPLORATION
-        self.minimax_weight = DEFAULT_MINIMAX_WEIGHT
         self.c_puct = DEFAULT_C_PUCT
         self.fpu_reduction = DEFAULT_FPU_REDUCTION
         self.prior_temperature = DEFAULT_PRIOR_TEMPERATURE
@@ -417,7 +376,7 @@ cdef class MCTSSearcher(Searcher):
 
     @property
     def stop_reason(self) -> Optional[str]:
-        """Why the last search ended: 'stop', 'proven', 'limit', 'time' or 'settled'."""
+        """Why the last search ended: 'stop', 'proven', 'limit' or 'time'."""
         return STOP_REASONS[self.state.stop_reason]
 
     @property
@@ -472,18 +431,11 @@ cdef class MCTSSearcher(Searcher):
         return self.shared.recycles
 
     def configure(self, **switches: bool) -> None:
-        """Switch techniques on or off by name: `visit_share_time` (the stop rule's, adopted),
-        `settled_stop` (the early stop once the most visited move cannot be overtaken, off),
-        `deep_leaf_weight` (the backup's candidate), `fitted_priors` (the priors' fitted weights,
-        adopted), `refresh_priors` (priors refreshed by searches as visits grow, adopted),
-        `refresh_value` (those searches' values shift the node's mean, a candidate),
-        `deep_root_refresh` (the root's refreshes deeper and uncapped, adopted),
-        `root_search_bounds` (the root's refreshes bound its children's means, a candidate),
-        `tt_bound_leaves` (deeper searches' table entries bound the leaves' scores, a candidate),
-        `contested_time` (more time, no early stop, while the root's latest search prefers
-        another move than the tree, a candidate), `verified_move` (the tree's favourite searched
-        as deep as the root's latest search before it is played, adopted), `progressive_widening`
-        (a node tries its moves one by one as its visits grow, off: it lost by games),
+        """Switch techniques on or off by name: `visit_share_time` (the stop rule's visit-share
+        scaling), `fitted_priors` (the priors' fitted weights), `refresh_priors` (priors refreshed
+        by searches as visits grow), `deep_root_refresh` (the root's refreshes deeper and
+        uncapped), `verified_move` (the tree's favourite searched as deep as the root's latest
+        search before it is played), all adopted and on by default,
         and `tt_keep_exact` and the leaves' alpha-beta switches (AlphaBetaSearcher.configure()'s
         names; the leaves never use aspiration windows).  A switch not named is as by default;
         an unknown name is a TypeError.  KESTREL_SEARCH_ON/OFF reach MCTS through this."""
@@ -654,7 +606,6 @@ cdef class MCTSSearcher(Searcher):
         s.qs = qs
         s.pool = &self.pool
         s.exploration = max(0.0, float(self.exploration))
-        s.minimax_weight = max(0.0, min(1.0, float(self.minimax_weight)))
         s.selection = self.selection_code
         s.c_puct = max(0.0, float(self.c_puct))
         s.fpu_reduction = max(0.0, min(1.0, float(self.fpu_reduction)))
@@ -682,17 +633,10 @@ cdef class MCTSSearcher(Searcher):
         tt_new_search(&self.tt)
         s.time = budget
         s.visit_share_time = self.visit_share_time
-        s.settled_stop = self.settled_stop
-        s.contested_time = self.contested_time
         s.verified_move = self.verified_move
-        s.progressive_widening = self.progressive_widening
         s.verified_child = NODE_NONE
-        s.deep_leaf_weight = self.deep_leaf_weight
         s.refresh_priors = self.refresh_priors
-        s.refresh_value_share = REFRESH_VALUE_SHARE / 1000.0 if self.refresh_value else 0.0
         s.root_refresh_extra, s.root_refresh_max_depth = root_refresh_schedule(self.deep_root_refresh)
-        s.root_bound_share = ROOT_BOUND_SHARE / 1000.0 if self.root_search_bounds else 0.0
-        s.tt_bound_leaves = self.tt_bound_leaves
         s.time_factor = 1.0
         qs.time = budget        # a leaf's search stops at the hard limit too
         s.playout_limit, s.depth_limit, s.mate_limit = limits.fixed_limits()
@@ -837,10 +781,6 @@ cdef class MCTSSearcher(Searcher):
 
     # ------------------------------------------------------------ inspection
 
-    cdef bint _at_or_next_to_root(self, uint32_t node):
-        """Whether `node` is the root or one of its children."""
-        return node == self.state.root or self.pool.nodes[node].parent == self.state.root
-
     def tree_problems(self, strict: bool = True, limit: int = 20) -> List[str]:
         """What is wrong with the tree after a search (at most `limit` findings; [] when sound).
 
@@ -857,19 +797,15 @@ cdef class MCTSSearcher(Searcher):
 
         Not `strict`: after a `stop` with several threads, a node whose first visit was cut off
         while another thread expanded it may lack its own visit (but never have one more).
-        With `deep_leaf_weight` a leaf's own visit counts as 1 + its search depth, which a kept
-        tree no longer knows: such a node only has to have at least one visit of its own.
 
         Values: what an expanded node's sum holds beyond its children's (each seen from the
-        other side) is its own visits' results, each in [0, 1], except with `refresh_value`,
-        which moves a refreshed node's mean without its children's, and at the root and its
-        children with `root_search_bounds`, which moves a root child's mean the same way.
+        other side) is its own visits' results, each in [0, 1].
         """
         cdef uint32_t i, j, child, depth, used = pool_used(&self.pool)
         cdef const Node* n
         cdef uint64_t below
         cdef double own_sum
-        cdef bint own_visits_vary = self.tree_was_full or self.deep_leaf_weight
+        cdef bint own_visits_vary = self.tree_was_full
         problems = []
         for i in range(used):
             n = &self.pool.nodes[i]
@@ -896,9 +832,7 @@ cdef class MCTSSearcher(Searcher):
                         problems.append(f"node {i}: {n.visits} visits, {below} below it")
                 elif n.visits != below + 1 and (strict or n.visits != below):
                     problems.append(f"node {i}: {n.visits} visits, {below} below it + 1")
-                if not self.refresh_value and n.visits >= below and \
-                        not (self.root_search_bounds and self._at_or_next_to_root(i)) and \
-                        not -1e-6 <= own_sum <= n.visits - below + 1e-6:
+                if n.visits >= below and not -1e-6 <= own_sum <= n.visits - below + 1e-6:
                     problems.append(f"node {i}: own results sum to {own_sum} for {n.visits - below} visits")
             elif n.stage == STAGE_NEW:
                 if n.visits != 0 and i != self.state.root:
@@ -935,29 +869,6 @@ cdef class MCTSSearcher(Searcher):
                         "prior": c.prior / <double>PRIOR_ONE,
                         "proven": _PROVEN_NAMES[c.proven], "mate_plies": c.mate_plies})
         return out
-
-    def tree_widths(self) -> List[Tuple[int, int, int]]:
-        """Every expanded node of the tree after a search, as (visits, legal moves, moves tried):
-        how widely selection opens a node at its visits (docs/mcts.md, "Progressive widening")."""
-        cdef const Node* n
-        cdef uint32_t node, i, tried
-        out = []
-        if not self.tree_valid:
-            return out
-        stack = [self.state.root]
-        while stack:
-            node = stack.pop()
-            n = &self.pool.nodes[node]
-            if n.child_count == 0:
-                continue
-            tried = 0
-            for i in range(n.child_count):
-                if self.pool.nodes[n.first_child + i].visits > 0:
-                    tried += 1
-                    stack.append(n.first_child + i)
-            out.append((n.visits, n.child_count, tried))
-        return out
-
 
 cdef (int, int) root_refresh_schedule(bint deep):
     """The root's refresh schedule, (extra plies, deepest), with `deep_root_refresh` on or off
@@ -1027,14 +938,6 @@ def bench(playouts: int = 20000, out: Callable[[str], None] = print,
 
 # ---------------------------------------------------------------- test hooks
 
-def tried_moves_limit(visits: int) -> int:
-    """How many of a node's moves selection may have tried at `visits` visits under progressive
-    widening, before only the move with the node's highest prior may be tried next."""
-    if not 0 <= visits < 2**32:
-        raise ValueError(f"visits out of range: {visits}")
-    return widening_limit(visits)
-
-
 def puct(q: float, prior: float, parent_visits: int, child_visits: int, c_puct: float) -> float:
     """PUCT of a child with value `q`, written out plainly: the score that selection, which
     rearranges the arithmetic for speed, maximises (tests check the one against the other)."""
@@ -1095,7 +998,6 @@ cdef class HandTree:
             memset(&self.pool.nodes[first + i], 0, sizeof(Node))
             self.pool.nodes[first + i].parent = p
             self.pool.nodes[first + i].first_child = NODE_NONE
-            self.pool.nodes[first + i].minimax = 0.5
             self.pool.nodes[first + i].prior = <uint32_t>(PRIOR_ONE // count)
             self.pool.nodes[first + i].move = <Move>(i + 1)
         self.pool.nodes[p].first_child = first
@@ -1124,25 +1026,19 @@ cdef class HandTree:
         cdef uint32_t p = self.pool.nodes[self._check(node)].parent
         return None if p == NODE_NONE else p
 
-    def select(self, node: int, c: float, minimax_weight: float = 0.0) -> Optional[int]:
+    def select(self, node: int, c: float) -> Optional[int]:
         """The child UCB1 selection picks, None if none can be picked."""
-        cdef uint32_t chosen = select_child(&self.pool, self._check(node), c, minimax_weight)
+        cdef uint32_t chosen = select_child(&self.pool, self._check(node), c)
         return None if chosen == NODE_NONE else chosen
 
-    def select_puct(self, node: int, c_puct: float, fpu_reduction: float = 0.0,
-                    minimax_weight: float = 0.0, widen: bool = False) -> Optional[int]:
-        """The child PUCT selection picks (with progressive widening if `widen`), None if none can be picked."""
-        cdef uint32_t chosen = select_child_puct(&self.pool, self._check(node), c_puct, fpu_reduction,
-                                                 minimax_weight, widen)
+    def select_puct(self, node: int, c_puct: float, fpu_reduction: float = 0.0) -> Optional[int]:
+        """The child PUCT selection picks, None if none can be picked."""
+        cdef uint32_t chosen = select_child_puct(&self.pool, self._check(node), c_puct, fpu_reduction)
         return None if chosen == NODE_NONE else chosen
 
     def backpropagate(self, node: int, value: float) -> None:
-        """Back up `value` (for the player who moved into `node`) to the root, minimax values too."""
-        backpropagate(&self.pool, self._check(node), value, 0, 1)
-        backup_minimax(&self.pool, node, value)
-
-    def minimax(self, node: int) -> float:
-        return self.pool.nodes[self._check(node)].minimax
+        """Back up `value` (for the player who moved into `node`) to the root."""
+        backpropagate(&self.pool, self._check(node), value, 0)
 
     def prove(self, node: int, result: str, mate_plies: int = 0) -> None:
         """Mark a leaf as a terminal result (for the player who moved into it) and propagate."""
