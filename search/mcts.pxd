@@ -62,19 +62,17 @@ cdef enum:
     # Refreshed priors (the `refresh_priors` switch, on by default): an expanded node's children get new
     # priors from an alpha-beta search of the node, which puts its best move in the table, at
     # REFRESH_FIRST_VISITS visits with REFRESH_FIRST_DEPTH plies, then one ply deeper each time the
-    # visits grow 2**REFRESH_STEP_SHIFT-fold (32, 64, 128, ...) up to REFRESH_MAX_DEPTH plies.  By games:
-    # 16 beat 32, a doubling beat a fourfold (docs/mcts.md, "Refreshed priors").
+    # visits grow 2**REFRESH_STEP_SHIFT-fold (32, 64, 128, ...) up to REFRESH_MAX_DEPTH plies.
     REFRESH_FIRST_VISITS = 16
     REFRESH_STEP_SHIFT = 1
     REFRESH_FIRST_DEPTH = 2
     REFRESH_MAX_DEPTH = 8
-    # `deep_root_refresh` (adopted in session 16): the root's refreshes search ROOT_REFRESH_EXTRA plies deeper
-    # than another node's at the same visits, and go on deepening past REFRESH_MAX_DEPTH (up to
+    # `deep_root_refresh`: the root's refreshes search ROOT_REFRESH_EXTRA plies deeper than another
+    # node's at the same visits, and go on deepening past REFRESH_MAX_DEPTH (up to
     # ROOT_REFRESH_MAX_DEPTH): the root's priors decide the move, and alpha-beta searches it deeper.
-    # Against alpha-beta, +59 Elo (+22 .. +93) over 600 games at 2 s + 0.02 s (docs/mcts.md).
     ROOT_REFRESH_EXTRA = 2
     ROOT_REFRESH_MAX_DEPTH = 40
-    # `verified_move` (adopted in session 19): when the search ends with the tree's favourite at the root
+    # `verified_move`: when the search ends with the tree's favourite at the root
     # not the move its latest refreshing search found best, the favourite is searched as deep in
     # a null window this many centipawns below that search's score; failing low there, it gives
     # way to the searched move.  Within the margin the tree's choice stands.

@@ -989,7 +989,7 @@ cdef uint32_t root_child_with(MCTSState* s, Move m) noexcept nogil:
 
 
 cdef void verify_tree_move(MCTSState* s) noexcept nogil:
-    """`verified_move` (adopted in session 19), once the helpers are done: when the root's latest
+    """`verified_move`, once the helpers are done: when the root's latest
     refreshing search (the deepest alpha-beta search of the root so far) found another move best
     than the tree's favourite, search the favourite as deep in a null window VERIFY_MARGIN below
     that search's score.  Failing low there, the favourite is refuted by more than the margin,

@@ -8,7 +8,7 @@
 # PRIOR_FEATURE_COUNT weights, and a softmax with a temperature turns the logits into
 # probabilities (a high temperature flattens them towards uniform).
 #
-# Two tables exist: HAND_PRIOR_WEIGHTS, set by hand in session 6, and FITTED_PRIOR_WEIGHTS,
+# Two tables exist: HAND_PRIOR_WEIGHTS, set by hand, and FITTED_PRIOR_WEIGHTS,
 # fitted by `python -m search.policy_fit` to predict the move of Kestrel's alpha-beta search
 # (docs/mcts.md, "Priors").  The MCTS searcher picks one (its `fitted_priors` switch).
 

@@ -68,53 +68,24 @@ STOP_REASONS = {STOP_NONE: None, STOP_SIGNAL: "stop", STOP_PROVEN: "proven", STO
                 STOP_TIME: "time"}
 VERIFICATIONS = {VERIFY_NONE: None, VERIFY_KEPT: "kept", VERIFY_OVERRULED: "overruled", VERIFY_CUT_OFF: "cut off"}
 MAX_LEAF_DEPTH = 8
-# How far back in the game the previous root may lie for its subtree to be kept.
-MAX_REUSE_PLIES = 8
-DEFAULT_EXPLORATION = 0.05    # tuned in self-play: 1.41 < 0.5 < 0.2 < 0.1 ~ 0.02 < 0.05 (values in [0, 1])
-DEFAULT_PLAYOUT_CAP = 40
-# PUCT and the searched leaves, as settled by games at 2 s + 0.02 s (docs/mcts.md, "Figures"):
-# against the old UCT, PUCT with c 1.0 and quiescence leaves scored +205, with c 0.35 -42, and
-# depth-2 leaves cost about 100 Elo at that time control (fewer playouts than they are worth).
-# Session 9: c 2.0 beat c 1.0 by +107 in 60 games (+64 in session 6), and c 3.0 and 4.0 by +35 and +89.
-DEFAULT_SELECTION = "puct"
-# Session 12, with the fitted priors at temperature 1: c 1.5 beat 2.0 by +66.4 +/- 38.7 in 233 games
-# (SPRT H1) and c 3.0 lost by -148.9 +/- 66.9 in 99 (H0); then c 1.0 beat 1.5 by +57.2 +/- 37.1 in
-# 245 (H1), all at 2 s + 0.02 s: better priors need less width.
-DEFAULT_C_PUCT = 1.0            # values in [0, 1]; 0.35 was far too greedy (selection depth 120)
+MAX_REUSE_PLIES = 8     # how far back in the game the previous root may lie for its subtree to be kept
+# The defaults are the settings that won their games (the experiments ledger has them).
+DEFAULT_SELECTION = "puct"          # priors make PUCT far stronger than UCB1
+DEFAULT_EXPLORATION = 0.05          # UCB1's constant (values are in [0, 1])
+DEFAULT_C_PUCT = 1.0                # with the fitted priors, less width plays better; 0.35 is too greedy
 DEFAULT_FPU_REDUCTION = 0.1
-# Session 11, at 10 s + 0.1 s: temperature 2 (flatter priors) beat 1 by +77 in 92 games with the
-# hand-set prior weights.  Session 12, with the fitted weights (calibrated at temperature 1): 1
-# beat 2 by +82.4 +/- 44.0 in 189 games at 2 s + 0.02 s, SPRT H1.
-DEFAULT_PRIOR_TEMPERATURE = 1.0
-DEFAULT_LEAF_DEPTH = 0
-# Session 9, at 10 s + 0.1 s: depth 4 near the root beat plain quiescence leaves in two gauntlets, 2 and 5 did not.
-DEFAULT_LEAF_DEPTH_ROOT = 4
+DEFAULT_PRIOR_TEMPERATURE = 1.0     # the temperature the fitted prior weights were fitted at
+DEFAULT_PLAYOUT_CAP = 40
+DEFAULT_LEAF_DEPTH = 0              # quiescence leaves: deeper ones cost more playouts than they are worth
+DEFAULT_LEAF_DEPTH_ROOT = 4         # ... but next to the root, where the move is decided, 4 plies pay
 DEFAULT_VALUE_MODEL = "wdl"
-DEFAULT_RECYCLE = True          # a full pool recycles its least visited subtrees (docs/mcts.md)
-# The soft limit scaled by the most visited root move's share of the playouts (the time manager's
-# node-share rule, as alpha-beta's node_time_management): +38.4 +/- 36.3 in 300 games at 2 s + 0.02 s
-# in session 11 (docs/mcts.md).
-DEFAULT_VISIT_SHARE_TIME = True
-# Priors from the weights fitted to alpha-beta's moves (FITTED_PRIOR_WEIGHTS, with the escape,
-# quiet-exchange, piece-square and pawn-threat features) instead of session 6's hand-set ones:
-# +218.9 +/- 81.9 in 86 games at 2 s + 0.02 s, SPRT H1 in session 12 (docs/mcts.md, "Fitted priors").
-DEFAULT_FITTED_PRIORS = True
-# An expanded node's priors re-derived from an alpha-beta search of it at 16, 32, 64, ... visits,
-# 2, 3, 4, ... plies deep (mcts.pxd, REFRESH_*).  At 2 s + 0.02 s: on against off (from 32 visits,
-# fourfold steps), +137.4 +/- 50.7 in 109 games, SPRT H1; from 16 against 32, +36.6 +/- 22.2 in 600
-# games (session 13); doubling against fourfold steps, +112.5 +/- 50.8 in 131 games, SPRT H1
-# (session 14; docs/mcts.md, "Refreshed priors").
-DEFAULT_REFRESH_PRIORS = True
-# The root's refreshes search 2 plies deeper than other nodes' and do not stop deepening at
-# REFRESH_MAX_DEPTH (mcts.pxd, ROOT_REFRESH_*).  Against Kestrel's alpha-beta at 2 s + 0.02 s, on
-# against off over the same 300 openings (600 games each): +59 Elo, 95% interval +22 .. +93
-# (session 16; docs/mcts.md, "Session 16").
-DEFAULT_DEEP_ROOT_REFRESH = True
-# When the search ends with the tree's favourite not the move the root's latest refreshing search
-# found best, the favourite is searched as deep; refuted by more than VERIFY_MARGIN there, the
-# searched move is played (mcts.pyx, verify_tree_move()).  Adopted in session 19: against
-# alpha-beta at 10 s + 0.1 s, +88 Elo (+27 .. +139) paired over 200 games (docs/mcts.md).
-DEFAULT_VERIFIED_MOVE = True
+DEFAULT_RECYCLE = True              # a full pool recycles its least visited subtrees
+# The adopted techniques, each with its ablation switch in configure():
+DEFAULT_VISIT_SHARE_TIME = True     # the soft limit scaled by the favourite's share of the playouts
+DEFAULT_FITTED_PRIORS = True        # the prior weights fitted to alpha-beta's moves, not the hand-set ones
+DEFAULT_REFRESH_PRIORS = True       # priors re-derived by alpha-beta searches as visits grow (mcts.pxd, REFRESH_*)
+DEFAULT_DEEP_ROOT_REFRESH = True    # the root's refreshes deeper and uncapped (mcts.pxd, ROOT_REFRESH_*)
+DEFAULT_VERIFIED_MOVE = True        # a favourite the root's search disputes is searched as deep before it is played
 VERIFY_MARGIN_CP = VERIFY_MARGIN    # (mcts.pxd) how far below the root search's score a favourite is refuted
 # configure() names that only this searcher has, with their defaults (the others are the
 # leaves', alpha-beta's names); each is an attribute of MCTSSearcher of the same name.
@@ -518,7 +489,7 @@ cdef class MCTSSearcher(Searcher):
 
         The Hash budget is split, not doubled, so that `Hash` still bounds the memory.  A
         searched leaf visits tens to hundreds of alpha-beta nodes for each tree node, so
-        the table gets a larger share than the quiescence leaves needed (1/8 before)."""
+        the table gets a larger share than the quiescence leaves alone would need."""
         tt_mb = max(1, megabytes // 4)
         pool_bytes = max(1 << 20, (megabytes << 20) - (tt_mb << 20))
         if pool_allocate(&self.pool, pool_bytes) != 0 or tt_resize(&self.tt, tt_mb) != 0:
