@@ -4,8 +4,7 @@ The shape of a search, stop and ponderhit come from ``search.searcher.Searcher``
 the UCI loop drives it like the alpha-beta searcher; ``selection``, ``c_puct``,
 ``fpu_reduction``, ``prior_temperature``, ``exploration``, ``leaf_mode``, ``leaf_depth``,
 ``leaf_depth_root``, ``value_model``, ``seed`` and ``threads`` are its own
-(docs/mcts.md).  ``HandTree``, ``ucb`` and ``puct`` expose the pool to tests on hand-made
-trees; ``bench`` prints playouts per second in each leaf mode.
+(docs/mcts.md).  ``bench`` prints playouts per second in each leaf mode.
 
 With ``threads`` > 1, helper threads grow the same tree as the main thread, each with its
 own board and leaf-search state (the transposition table is shared); every thread runs
@@ -26,22 +25,17 @@ from search.tt cimport (
 from search.state cimport SearchState, adopted_config
 from search.mcts cimport (
     Node, NodePool, MCTSState, MCTSShared, NODE_NONE, PROVEN_UNKNOWN, PROVEN_WIN, PROVEN_LOSS, PROVEN_DRAW,
-    LEAF_EVAL, LEAF_PLAYOUT, SELECT_PUCT, SELECT_UCT, PRIOR_ONE, VIRTUAL_LOSS, MAX_TREE_DEPTH,
-    STAGE_NEW, STAGE_LEAF, STAGE_EXPANDED,
+    LEAF_EVAL, LEAF_PLAYOUT, SELECT_PUCT, SELECT_UCT, PRIOR_ONE, VIRTUAL_LOSS,
+    STAGE_NEW, STAGE_CHECKING, STAGE_LEAF, STAGE_EXPANDING, STAGE_EXPANDED,
     STOP_NONE, STOP_SIGNAL, STOP_PROVEN, STOP_LIMIT, STOP_TIME,
-    VERIFY_NONE, VERIFY_KEPT, VERIFY_OVERRULED, VERIFY_CUT_OFF, VERIFY_MARGIN,
-    root_search_move_of, root_search_depth_of,
-    root_search_score_of,
-    pool_allocate, pool_free, pool_new_root, pool_alloc, pool_keep_subtree, pool_recycle, pool_used,
-    node_expanded,
-    ucb_score, select_child, select_child_puct, backpropagate, propagate_proof,
+    VERIFY_NONE, VERIFY_KEPT, VERIFY_OVERRULED, VERIFY_CUT_OFF,
+    root_search_move_of, root_search_depth_of, root_search_score_of,
+    pool_allocate, pool_free, pool_new_root, pool_keep_subtree, pool_used, node_expanded,
     REFRESH_MAX_DEPTH, ROOT_REFRESH_EXTRA, ROOT_REFRESH_MAX_DEPTH,
-    best_child, expand, refresh_depth, shared_reset, helpers_not_started, stop_helpers,
+    best_child, expand, shared_reset, helpers_not_started, stop_helpers,
     mcts_search, mcts_helper, verify_tree_move,
 )
-from search.mcts_value cimport (
-    VALUE_MODEL_LOGISTIC, VALUE_MODEL_WDL, board_material, probability_to_score, score_to_probability,
-)
+from search.mcts_value cimport VALUE_MODEL_LOGISTIC, VALUE_MODEL_WDL, board_material, probability_to_score
 from search.mcts_priors cimport (
     move_priors, move_features, table_move, threatened_pieces, HAND_PRIOR_WEIGHTS, FITTED_PRIOR_WEIGHTS,
     PRIOR_FEATURE_COUNT, FEATURE_TT_MOVE, FEATURE_CAPTURE, FEATURE_CAPTURE_GAIN, FEATURE_CAPTURE_LOSS,
@@ -54,7 +48,7 @@ from search.timeman cimport TimeBudget
 from search.searcher cimport Searcher
 from search.params cimport load_search_params
 
-import math
+from collections import namedtuple
 from typing import Callable, Dict, List, Optional, Tuple
 
 from search.info import InfoString, SearchResult
@@ -86,7 +80,6 @@ DEFAULT_FITTED_PRIORS = True        # the prior weights fitted to alpha-beta's m
 DEFAULT_REFRESH_PRIORS = True       # priors re-derived by alpha-beta searches as visits grow (mcts.pxd, REFRESH_*)
 DEFAULT_DEEP_ROOT_REFRESH = True    # the root's refreshes deeper and uncapped (mcts.pxd, ROOT_REFRESH_*)
 DEFAULT_VERIFIED_MOVE = True        # a favourite the root's search disputes is searched as deep before it is played
-VERIFY_MARGIN_CP = VERIFY_MARGIN    # (mcts.pxd) how far below the root search's score a favourite is refuted
 # configure() names that only this searcher has, with their defaults (the others are the
 # leaves', alpha-beta's names); each is an attribute of MCTSSearcher of the same name.
 OWN_SWITCH_DEFAULTS = {
@@ -108,7 +101,10 @@ _FEATURE_NAMES = {
 PRIOR_FEATURES = tuple(_FEATURE_NAMES[k] for k in range(PRIOR_FEATURE_COUNT))
 
 _PROVEN_NAMES = {PROVEN_UNKNOWN: None, PROVEN_WIN: "win", PROVEN_LOSS: "loss", PROVEN_DRAW: "draw"}
-_PROVEN_CODES = {"win": PROVEN_WIN, "loss": PROVEN_LOSS, "draw": PROVEN_DRAW}
+_STAGE_NAMES = {STAGE_NEW: "new", STAGE_CHECKING: "checking", STAGE_LEAF: "leaf", STAGE_EXPANDING: "expanding",
+                STAGE_EXPANDED: "expanded"}
+# A node of tree_nodes(): parent and first_child are None where there is none.
+TreeNode = namedtuple("TreeNode", "parent first_child child_count stage visits value_sum proven")
 # Helper i's random stream starts this far from the main thread's (an odd constant unrelated
 # to splitmix64's step, so that no two streams overlap in any search's length).
 HELPER_SEED_STEP = 0xD1B54A32D192ED03
@@ -182,7 +178,7 @@ cdef class MCTSSearcher(Searcher):
     cdef int64_t seed_value
     cdef bint full_reported
     cdef bint tree_valid
-    cdef bint tree_was_full          # the pool filled up in a search of this tree (tree_problems)
+    cdef bint was_full               # the pool filled up in a search of this tree (tree_was_full)
     cdef bint root_filtered
     cdef uint64_t root_key
 
@@ -557,7 +553,7 @@ cdef class MCTSSearcher(Searcher):
                     return pool_keep_subtree(&self.pool, node)
                 break
         node = pool_new_root(&self.pool)
-        self.tree_was_full = False
+        self.was_full = False
         for j in range(len(allowed)):
             moves[j] = allowed[j]
         if expand(s, node, moves if allowed else NULL, len(allowed)) == NODE_NONE:
@@ -668,7 +664,7 @@ cdef class MCTSSearcher(Searcher):
         self.helper_threads = []
         best = self._chosen_child()
         self.tree_valid = True
-        self.tree_was_full = self.tree_was_full or self.shared.pool_full or self.shared.recycles > 0
+        self.was_full = self.was_full or self.shared.pool_full or self.shared.recycles > 0
         pv = self._pv_from(best)
         value = self._child_value(best)
         return SearchResult(pv[0], pv[1] if len(pv) > 1 else None, uci_score(value),
@@ -752,78 +748,24 @@ cdef class MCTSSearcher(Searcher):
 
     # ------------------------------------------------------------ inspection
 
-    def tree_problems(self, strict: bool = True, limit: int = 20) -> List[str]:
-        """What is wrong with the tree after a search (at most `limit` findings; [] when sound).
-
-        Once every thread is done, no walk is under way, so no virtual loss may be left and no
-        node may be half checked or half expanded: a new node has no visits (nor has a leaf
-        whose only visit a stop cut off, which the next walk values); an expanded node
-        has its children published, pointing back at it, and one visit of its own (the leaf
-        visit before its expansion) besides theirs, more only if it is proven (its exact value
-        is backed up without going down) and none at a fresh root; a leaf not proven has been
-        valued at most once, unless the pool was full or it is too deep to expand.  (A leaf
-        valued again and again while the pool was full may be expanded in a later search of the
-        same tree, once compaction has made room: such a tree only has to have at least one
-        visit of its own at each expanded node.)
-
-        Not `strict`: after a `stop` with several threads, a node whose first visit was cut off
-        while another thread expanded it may lack its own visit (but never have one more).
-
-        Values: what an expanded node's sum holds beyond its children's (each seen from the
-        other side) is its own visits' results, each in [0, 1].
-        """
-        cdef uint32_t i, j, child, depth, used = pool_used(&self.pool)
+    def tree_nodes(self) -> List[TreeNode]:
+        """Every node of the pool as the last search left it, in pool order, the root first: what
+        tests check the tree's invariants on (tests/mcts_tree.py).  Not while a search runs."""
+        cdef uint32_t i
         cdef const Node* n
-        cdef uint64_t below
-        cdef double own_sum
-        cdef bint own_visits_vary = self.tree_was_full
-        problems = []
-        for i in range(used):
+        out = []
+        for i in range(pool_used(&self.pool)):
             n = &self.pool.nodes[i]
-            if n.stage == STAGE_EXPANDED:
-                if n.child_count == 0 or <uint64_t>n.first_child + n.child_count > used:
-                    problems.append(f"node {i}: expanded with children {n.first_child}+{n.child_count}")
-                    continue
-                below = 0
-                own_sum = n.value_sum
-                for j in range(n.child_count):
-                    child = n.first_child + j
-                    below += self.pool.nodes[child].visits
-                    own_sum -= self.pool.nodes[child].visits - self.pool.nodes[child].value_sum
-                    if self.pool.nodes[child].parent != i:
-                        problems.append(f"node {child}: parent {self.pool.nodes[child].parent}, not {i}")
-                if i == self.state.root:
-                    if n.visits < below:
-                        problems.append(f"root {i}: {n.visits} visits, {below} below it")
-                elif n.proven != PROVEN_UNKNOWN:
-                    if n.visits < below + (1 if strict else 0):
-                        problems.append(f"proven node {i}: {n.visits} visits, {below} below it")
-                elif own_visits_vary:
-                    if n.visits < below + (1 if strict else 0):
-                        problems.append(f"node {i}: {n.visits} visits, {below} below it")
-                elif n.visits != below + 1 and (strict or n.visits != below):
-                    problems.append(f"node {i}: {n.visits} visits, {below} below it + 1")
-                if n.visits >= below and not -1e-6 <= own_sum <= n.visits - below + 1e-6:
-                    problems.append(f"node {i}: own results sum to {own_sum} for {n.visits - below} visits")
-            elif n.stage == STAGE_NEW:
-                if n.visits != 0 and i != self.state.root:
-                    problems.append(f"new node {i}: {n.visits} visits")
-            elif n.stage == STAGE_LEAF:
-                if n.proven == PROVEN_UNKNOWN and n.visits > 1 and not own_visits_vary:
-                    depth = 0
-                    child = i
-                    while self.pool.nodes[child].parent != NODE_NONE:
-                        child = self.pool.nodes[child].parent
-                        depth += 1
-                    if depth < MAX_TREE_DEPTH:
-                        problems.append(f"leaf {i}: {n.visits} visits")
-            else:
-                problems.append(f"node {i}: left in stage {n.stage}")
-            if n.value_sum < -1e-9 or n.value_sum > n.visits + 1e-9:
-                problems.append(f"node {i}: value sum {n.value_sum} for {n.visits} visits")
-            if len(problems) >= limit:
-                break
-        return problems[:limit]
+            out.append(TreeNode(None if n.parent == NODE_NONE else n.parent,
+                                None if n.first_child == NODE_NONE else n.first_child, n.child_count,
+                                _STAGE_NAMES[n.stage], n.visits, n.value_sum, _PROVEN_NAMES[n.proven]))
+        return out
+
+    @property
+    def tree_was_full(self) -> bool:
+        """Whether the pool filled up in a search of this tree (its leaves may then have been
+        valued more than once, each time the tree could not grow them)."""
+        return self.was_full
 
     def root_children(self) -> List[Dict]:
         """The root's moves after a search: move, visits, mean value, proven result."""
@@ -841,22 +783,13 @@ cdef class MCTSSearcher(Searcher):
                         "proven": _PROVEN_NAMES[c.proven], "mate_plies": c.mate_plies})
         return out
 
+
 cdef (int, int) root_refresh_schedule(bint deep):
     """The root's refresh schedule, (extra plies, deepest), with `deep_root_refresh` on or off
     (off: the schedule of every other node)."""
     if deep:
         return ROOT_REFRESH_EXTRA, ROOT_REFRESH_MAX_DEPTH
     return 0, REFRESH_MAX_DEPTH
-
-
-def prior_refresh_depth(visits: int, root: bool = False, deep_root_refresh: bool = False) -> int:
-    """The plies of the search that refreshes a node's priors when it has `visits` visits
-    (the `refresh_priors` switch), 0 when none does; the root's differ with `deep_root_refresh`."""
-    if not 0 <= visits < 2**32:
-        raise ValueError(f"visits out of range: {visits}")
-    cdef int extra, max_depth
-    extra, max_depth = root_refresh_schedule(root and deep_root_refresh)
-    return refresh_depth(visits, extra, max_depth)
 
 
 # ---------------------------------------------------------------- speed
@@ -905,138 +838,3 @@ def bench(playouts: int = 20000, out: Callable[[str], None] = print,
         out(f"{name:8s} playouts {total:8d}  wall {wall:6.2f} s {total / max(wall, 1e-9):9.0f}/s"
             f"  cpu {cpu:6.2f} s {rates[name]:9.0f}/s  nodes {nodes / max(cpu, 1e-9):9.0f}/s")
     return rates
-
-
-# ---------------------------------------------------------------- test hooks
-
-def puct(q: float, prior: float, parent_visits: int, child_visits: int, c_puct: float) -> float:
-    """PUCT of a child with value `q`, written out plainly: the score that selection, which
-    rearranges the arithmetic for speed, maximises (tests check the one against the other)."""
-    return q + c_puct * prior * math.sqrt(parent_visits) / (1.0 + child_visits)
-
-
-def win_probability(cp: int, model: str, material: int) -> float:
-    """A leaf score as the expected result the tree backs up ('wdl' or 'logistic')."""
-    if model not in VALUE_MODELS:
-        raise ValueError(f"model must be one of {', '.join(VALUE_MODELS)}, not {model!r}")
-    return score_to_probability(cp, VALUE_MODEL_WDL if model == "wdl" else VALUE_MODEL_LOGISTIC, material)
-
-
-def score_of_probability(q: float, model: str, material: int) -> int:
-    """The inverse of win_probability, as reports use it."""
-    return probability_to_score(q, VALUE_MODEL_WDL if model == "wdl" else VALUE_MODEL_LOGISTIC, material)
-
-
-def ucb(parent_visits: int, child_visits: int, value_sum: float, c: float) -> float:
-    """UCB1 of a child, as selection computes it (inf for an unvisited child)."""
-    cdef double log_n = math.log(parent_visits) if parent_visits > 1 else 0.0
-    cdef double score = ucb_score(log_n, child_visits, value_sum, c)
-    return math.inf if score >= 1e300 else score
-
-
-cdef class HandTree:
-    """A node pool built by hand, to check selection, backpropagation and the solver."""
-
-    cdef NodePool pool
-
-    def __cinit__(self, *args, **kwargs):
-        memset(&self.pool, 0, sizeof(NodePool))
-
-    def __init__(self, capacity: int = 256) -> None:
-        if pool_allocate(&self.pool, max(256, int(capacity)) * (sizeof(Node) + sizeof(uint32_t))) != 0:
-            raise MemoryError()
-        pool_new_root(&self.pool)
-
-    def __dealloc__(self):
-        pool_free(&self.pool)
-
-    def _check(self, node: int) -> int:
-        if not 0 <= node < self.pool.used:
-            raise IndexError(f"no node {node}")
-        return node
-
-    def add_children(self, parent: int, count: int) -> List[int]:
-        """Give a leaf `count` children (moves 1..count); their indices."""
-        cdef uint32_t p = self._check(parent), first, i
-        if self.pool.nodes[p].child_count:
-            raise ValueError("node already has children")
-        if not 1 <= count <= 255:
-            raise ValueError("a node has 1 to 255 children")
-        first = pool_alloc(&self.pool, count)
-        if first == NODE_NONE:
-            raise MemoryError("hand tree full")
-        for i in range(count):
-            memset(&self.pool.nodes[first + i], 0, sizeof(Node))
-            self.pool.nodes[first + i].parent = p
-            self.pool.nodes[first + i].first_child = NODE_NONE
-            self.pool.nodes[first + i].prior = <uint32_t>(PRIOR_ONE // count)
-            self.pool.nodes[first + i].move = <Move>(i + 1)
-        self.pool.nodes[p].first_child = first
-        self.pool.nodes[p].child_count = count
-        self.pool.nodes[p].stage = STAGE_EXPANDED
-        return list(range(first, first + count))
-
-    def set_stats(self, node: int, visits: int, value_sum: float) -> None:
-        self._check(node)
-        self.pool.nodes[node].visits = visits
-        self.pool.nodes[node].value_sum = value_sum
-
-    def set_prior(self, node: int, prior: float) -> None:
-        """The node's prior, stored as selection reads it (in 1/65535ths, at least 1)."""
-        self._check(node)
-        self.pool.nodes[node].prior = max(1, min(PRIOR_ONE, int(round(prior * PRIOR_ONE))))
-
-    def prior(self, node: int) -> float:
-        return self.pool.nodes[self._check(node)].prior / <double>PRIOR_ONE
-
-    def stats(self, node: int) -> Tuple[int, float]:
-        self._check(node)
-        return self.pool.nodes[node].visits, self.pool.nodes[node].value_sum
-
-    def parent(self, node: int) -> Optional[int]:
-        cdef uint32_t p = self.pool.nodes[self._check(node)].parent
-        return None if p == NODE_NONE else p
-
-    def select(self, node: int, c: float) -> Optional[int]:
-        """The child UCB1 selection picks, None if none can be picked."""
-        cdef uint32_t chosen = select_child(&self.pool, self._check(node), c)
-        return None if chosen == NODE_NONE else chosen
-
-    def select_puct(self, node: int, c_puct: float, fpu_reduction: float = 0.0) -> Optional[int]:
-        """The child PUCT selection picks, None if none can be picked."""
-        cdef uint32_t chosen = select_child_puct(&self.pool, self._check(node), c_puct, fpu_reduction)
-        return None if chosen == NODE_NONE else chosen
-
-    def backpropagate(self, node: int, value: float) -> None:
-        """Back up `value` (for the player who moved into `node`) to the root."""
-        backpropagate(&self.pool, self._check(node), value, 0)
-
-    def prove(self, node: int, result: str, mate_plies: int = 0) -> None:
-        """Mark a leaf as a terminal result (for the player who moved into it) and propagate."""
-        self._check(node)
-        self.pool.nodes[node].proven = _PROVEN_CODES[result]
-        self.pool.nodes[node].mate_plies = mate_plies
-        propagate_proof(&self.pool, node, 0)
-
-    def proven(self, node: int) -> Tuple[Optional[str], int]:
-        self._check(node)
-        return _PROVEN_NAMES[self.pool.nodes[node].proven], self.pool.nodes[node].mate_plies
-
-    def best_child(self, node: int) -> Optional[int]:
-        cdef uint32_t chosen = best_child(&self.pool, self._check(node))
-        return None if chosen == NODE_NONE else chosen
-
-    def keep_subtree(self, node: int) -> int:
-        """Compact the pool to the subtree under `node`; returns the pool's new size."""
-        pool_keep_subtree(&self.pool, self._check(node))
-        return self.pool.used
-
-    def recycle(self, target: int) -> Tuple[int, int]:
-        """Drop the least visited subtrees until at most `target` nodes are left:
-        (the visit threshold used, the pool's new size)."""
-        cdef uint32_t threshold = pool_recycle(&self.pool, 0, max(1, int(target)))
-        return threshold, self.pool.used
-
-    def children(self, node: int) -> List[int]:
-        cdef const Node* n = &self.pool.nodes[self._check(node)]
-        return list(range(n.first_child, n.first_child + n.child_count)) if n.child_count else []

@@ -10,6 +10,8 @@ import time
 import chess
 import pytest
 from conftest import BackgroundSearch
+from mcts_internals import HandTree, ucb
+from mcts_tree import tree_problems
 
 from search.alphabeta_searcher import AlphaBetaSearcher
 from search.board import Position
@@ -19,10 +21,8 @@ from search.mcts_searcher import (
     DEFAULT_VISIT_SHARE_TIME,
     OWN_SWITCH_DEFAULTS,
     OWN_SWITCHES,
-    HandTree,
     MCTSSearcher,
     bench,
-    ucb,
 )
 
 MATE_IN_1 = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"                                        # Ra8#
@@ -251,7 +251,7 @@ def test_a_full_pool_recycles_its_least_visited_subtrees_and_grows_on() -> None:
     assert s.playouts == 60000
     assert s.recycles >= 3                  # a 1 MB pool holds about 29,000 nodes
     assert s.pool_used <= s.pool_capacity
-    assert s.tree_problems() == []
+    assert tree_problems(s) == []
     assert RECYCLED in reports and sum(1 for r in reports if isinstance(r, InfoString)) == 1
     assert legal(MIDDLEGAME, result.best_move)
     # The recycled search kept expanding: its playouts cost leaf searches (more nodes) where the
@@ -272,7 +272,7 @@ def test_an_infinite_search_with_a_recycled_pool_plays_on_until_stop() -> None:
     assert s.playouts > playouts            # the tree keeps growing: no wait for stop yet
     result = search.stop()
     assert s.stop_reason == "stop" and s.recycles >= 1
-    assert s.tree_problems() == []
+    assert tree_problems(s) == []
     assert legal(MIDDLEGAME, result.best_move)
 
 

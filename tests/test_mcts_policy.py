@@ -10,11 +10,12 @@ from pathlib import Path
 import chess
 import chess.pgn
 import pytest
+from mcts_internals import prior_refresh_depth
 
 from search import policy_fit
 from search.board import Position
 from search.limits import SearchLimits
-from search.mcts_searcher import DEFAULT_FITTED_PRIORS, PRIOR_FEATURES, MCTSSearcher, prior_refresh_depth
+from search.mcts_searcher import DEFAULT_FITTED_PRIORS, PRIOR_FEATURES, MCTSSearcher
 
 
 def features(fen: str, tt_move: str | None = None) -> dict[str, dict[str, float]]:

@@ -9,6 +9,7 @@ import random
 import chess
 import pytest
 from conftest import send, uci_session
+from mcts_internals import VERIFY_MARGIN_CP, HandTree, puct, score_of_probability, win_probability
 
 from search.alphabeta_searcher import AlphaBetaSearcher
 from search.board import Position
@@ -25,12 +26,7 @@ from search.mcts_searcher import (
     DEFAULT_VERIFIED_MOVE,
     DEFAULT_VISIT_SHARE_TIME,
     PRIOR_FEATURES,
-    VERIFY_MARGIN_CP,
-    HandTree,
     MCTSSearcher,
-    puct,
-    score_of_probability,
-    win_probability,
 )
 from search.timeman import best_move_share_factor
 from uci_engine import wdl
