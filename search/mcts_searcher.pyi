@@ -64,7 +64,6 @@ class MCTSSearcher(Searcher):
     selection: str
     value_model: str
     seed: int
-    threads: int
 
     def __init__(self, hash_mb: int = 16, threads: int = 1) -> None: ...
     @property

@@ -11,8 +11,6 @@ own board and leaf-search state (the transposition table is shared); every threa
 without the GIL, and the main one reports, keeps the clock and chooses the move.
 """
 
-import threading
-
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy
@@ -52,7 +50,7 @@ from collections import namedtuple
 from typing import Callable, Dict, List, Optional, Tuple
 
 from search.info import InfoString, SearchResult
-from search.limits import MAX_MULTIPV, SearchLimits, checked_thread_count
+from search.limits import MAX_MULTIPV, SearchLimits
 from search.searcher import uci_score, with_switches
 
 LEAF_MODES = ("eval", "playout")
@@ -110,14 +108,6 @@ TreeNode = namedtuple("TreeNode", "parent first_child child_count stage visits v
 HELPER_SEED_STEP = 0xD1B54A32D192ED03
 
 
-cdef SearchState* new_leaf_state() except NULL:
-    cdef SearchState* state = <SearchState*>PyMem_Malloc(sizeof(SearchState))
-    if state == NULL:
-        raise MemoryError("cannot allocate a search thread's state")
-    memset(state, 0, sizeof(SearchState))
-    return state
-
-
 cdef int node_value(const Node* n, int model, int material):
     """The internal score of a root child for the side to move: mate scores, or centipawns
     (the mean value read back through the curve the leaves were valued with)."""
@@ -152,10 +142,7 @@ cdef class MCTSSearcher(Searcher):
     cdef SearchState* qs
     cdef NodePool pool
     cdef MCTSShared shared               # counters and flags of every thread of a search
-    cdef MCTSState* helper_states        # threads - 1 helpers: their tree walks ...
-    cdef SearchState** helper_qs         # ... and their boards and leaf searches
-    cdef int helper_count
-    cdef list helper_threads
+    cdef MCTSState* helper_walks         # the helpers' tree walks (their boards and leaf searches: helpers)
     cdef TranspositionTable tt
     cdef public double exploration
     cdef public double c_puct
@@ -192,10 +179,8 @@ cdef class MCTSSearcher(Searcher):
         memset(self.qs, 0, sizeof(SearchState))
         memset(&self.pool, 0, sizeof(NodePool))
         memset(&self.shared, 0, sizeof(MCTSShared))
-        self.helper_states = NULL
-        self.helper_qs = NULL
-        self.helper_count = 0
-        self.helper_threads = []
+        self.helper_walks = NULL
+        self.helper_name = "kestrel-mcts"
         self.tt.entries = NULL
         self.tt.block = NULL
         self.state.signals = &self.control.signals
@@ -225,49 +210,22 @@ cdef class MCTSSearcher(Searcher):
         self.threads = threads
 
     def __dealloc__(self):
-        self._free_helpers()
+        PyMem_Free(self.helper_walks)
         pool_free(&self.pool)
         tt_free(&self.tt)
         PyMem_Free(self.state)
         PyMem_Free(self.qs)
 
-    cdef void _free_helpers(self):
-        cdef int i
-        for i in range(self.helper_count):
-            PyMem_Free(self.helper_qs[i])
-        PyMem_Free(self.helper_qs)
-        PyMem_Free(self.helper_states)
-        self.helper_qs = NULL
-        self.helper_states = NULL
-        self.helper_count = 0
-
-    @property
-    def threads(self) -> int:
-        """Search threads (1..MAX_THREADS) growing the one tree: the main one and its helpers."""
-        return self.helper_count + 1
-
-    @threads.setter
-    def threads(self, value: int) -> None:
-        cdef int count = checked_thread_count(value)
-        cdef int i
-        if count - 1 == self.helper_count:
-            return
-        self._free_helpers()
-        if count == 1:
-            return
-        self.helper_states = <MCTSState*>PyMem_Malloc((count - 1) * sizeof(MCTSState))
-        self.helper_qs = <SearchState**>PyMem_Malloc((count - 1) * sizeof(SearchState*))
-        if self.helper_states == NULL or self.helper_qs == NULL:
-            self._free_helpers()
-            raise MemoryError("cannot allocate the search threads")
-        memset(self.helper_states, 0, (count - 1) * sizeof(MCTSState))
-        try:
-            for i in range(count - 1):
-                self.helper_qs[i] = new_leaf_state()
-                self.helper_count = i + 1
-        except MemoryError:
-            self._free_helpers()
-            raise
+    cdef int _resize_helpers(self) except -1:
+        """One tree walk per helper state of the Searcher (helper_count of them)."""
+        PyMem_Free(self.helper_walks)
+        self.helper_walks = NULL
+        if self.helper_count > 0:
+            self.helper_walks = <MCTSState*>PyMem_Malloc(self.helper_count * sizeof(MCTSState))
+            if self.helper_walks == NULL:
+                raise MemoryError("cannot allocate the search threads")
+            memset(self.helper_walks, 0, self.helper_count * sizeof(MCTSState))
+        return 0
 
     @property
     def root_visits(self) -> int:
@@ -278,7 +236,7 @@ cdef class MCTSSearcher(Searcher):
     def thread_playouts(self) -> List[int]:
         """Playouts of the last search, by thread (the main one first); they add up to ``playouts``."""
         cdef int i
-        return [self.state.playouts] + [self.helper_states[i].playouts for i in range(self.helper_count)]
+        return [self.state.playouts] + [self.helper_walks[i].playouts for i in range(self.helper_count)]
 
     @property
     def leaf_mode(self) -> str:
@@ -515,7 +473,7 @@ cdef class MCTSSearcher(Searcher):
         tt_clear(&self.tt)
         memset(self.qs.history, 0, sizeof(self.qs.history))
         for i in range(self.helper_count):
-            memset(self.helper_qs[i].history, 0, sizeof(self.helper_qs[i].history))
+            memset(self.helpers[i].history, 0, sizeof(self.helpers[i].history))
 
     def hashfull(self) -> int:
         """Pool use in per mille."""
@@ -607,62 +565,40 @@ cdef class MCTSSearcher(Searcher):
         s.time_factor = 1.0
         qs.time = budget        # a leaf's search stops at the hard limit too
         s.playout_limit, s.depth_limit, s.mate_limit = limits.fixed_limits()
-        self._start_helpers()
         return 0
 
-    cdef void _start_helpers(self):
-        """Give every helper a copy of the main thread's settings, root and limits, with its own
-        board, leaf-search state, random stream and no clock (the main thread stops it), then
-        start their threads: they grow the tree until the main thread is done."""
-        cdef MCTSState* s = self.state
-        cdef MCTSState* h
-        cdef SearchState* q
-        cdef int i, started = 0
-        self.helper_threads = []
-        try:
-            for i in range(self.helper_count):
-                h = &self.helper_states[i]
-                q = self.helper_qs[i]
-                memcpy(&q.board, &self.qs.board, sizeof(Board))
-                q.config = self.qs.config
-                q.params = self.qs.params
-                q.tt = &self.tt
-                memset(&q.time, 0, sizeof(TimeBudget))      # untimed: the main thread watches the clock
-                q.signals = &self.shared.helper_signals
-                q.completed_depth = 1
-                h[0] = s[0]
-                h.qs = q
-                h.signals = &self.shared.helper_signals
-                h.reporter = NULL
-                h.rng = s.rng + <uint64_t>(i + 1) * <uint64_t>HELPER_SEED_STEP
-                thread = threading.Thread(target=self._helper_main, args=(i,), name=f"kestrel-mcts-{i + 1}",
-                                          daemon=True)
-                thread.start()
-                started += 1
-                self.helper_threads.append(thread)
-        except BaseException:
-            # The helpers never started do not count; stop those that did before giving up.
-            with nogil:
-                helpers_not_started(&self.shared, self.helper_count - started)
-                stop_helpers(&self.shared)
-            for thread in self.helper_threads:
-                thread.join()
-            self.helper_threads = []
-            raise
+    cdef int _prepare_helper(self, int index) except -1:
+        """A copy of the main thread's settings, root and limits, with the helper's own board,
+        leaf-search state, random stream and no clock (the main thread stops it)."""
+        cdef MCTSState* h = &self.helper_walks[index]
+        cdef SearchState* q = self.helpers[index]
+        memcpy(&q.board, &self.qs.board, sizeof(Board))
+        q.config = self.qs.config
+        q.params = self.qs.params
+        q.tt = &self.tt
+        memset(&q.time, 0, sizeof(TimeBudget))      # untimed: the main thread watches the clock
+        q.signals = &self.shared.helper_signals
+        q.completed_depth = 1
+        h[0] = self.state[0]
+        h.qs = q
+        h.signals = &self.shared.helper_signals
+        h.reporter = NULL
+        h.rng = self.state.rng + <uint64_t>(index + 1) * <uint64_t>HELPER_SEED_STEP
+        return 0
 
-    def _helper_main(self, int index) -> None:
-        with nogil:
-            mcts_helper(&self.helper_states[index])
+    cdef void _run_helper(self, int index) noexcept nogil:
+        mcts_helper(&self.helper_walks[index])
+
+    cdef void _abandon_helpers(self, int started) noexcept nogil:
+        # The helpers never started do not count; those that did are stopped.
+        helpers_not_started(&self.shared, self.helper_count - started)
+        stop_helpers(&self.shared)
 
     cdef void _run(self) noexcept nogil:
         mcts_search(self.state)     # it stops the helpers and waits for them before it returns
 
     cdef object _finish(self):
-        cdef uint32_t best
-        for thread in self.helper_threads:
-            thread.join()
-        self.helper_threads = []
-        best = self._chosen_child()
+        cdef uint32_t best = self._chosen_child()
         self.tree_valid = True
         self.was_full = self.was_full or self.shared.pool_full or self.shared.recycles > 0
         pv = self._pv_from(best)
