@@ -29,7 +29,7 @@ from search.mcts_searcher import (
     MCTSSearcher,
 )
 from search.timeman import best_move_share_factor
-from uci_engine import wdl
+from search.wdl import wdl_probabilities
 
 HANGING_QUEEN = "rnb1kbnr/pppp1ppp/8/4p1q1/3P4/2N5/PPP1PPPP/R1BQKBNR w KQkq - 0 3"   # Bxg5
 # Two rooks and a king against a king: the mate in 2 starts with a quiet king move, which a
@@ -282,7 +282,7 @@ def test_bad_settings_are_refused() -> None:
 def test_the_value_model_is_the_fitted_wdl_models_expected_score() -> None:
     for material in (10, 30, 58, 78, 90):
         for cp in (-800, -150, 0, 35, 100, 400):
-            win, draw, _ = wdl.wdl_probabilities(cp, material)
+            win, draw, _ = wdl_probabilities(cp, material)
             assert win_probability(cp, "wdl", material) == pytest.approx(win + draw / 2, abs=1e-9)
     assert win_probability(0, "logistic", 50) == pytest.approx(0.5)
     assert win_probability(400, "logistic", 50) == pytest.approx(10 / 11)
