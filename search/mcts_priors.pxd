@@ -39,6 +39,9 @@ cdef enum:
 cdef double HAND_PRIOR_WEIGHTS[PRIOR_FEATURE_COUNT]
 cdef double FITTED_PRIOR_WEIGHTS[PRIOR_FEATURE_COUNT]
 
+# One of the two tables: the fitted one (the `fitted_priors` switch) or the hand-set one.
+cdef const double* prior_weight_table(bint fitted) noexcept nogil
+
 # The features of move `m` at s.board into features[:PRIOR_FEATURE_COUNT] (`tt_move`: the
 # table's move there, or MOVE_NONE; `threatened`: the side to move's pieces that stand to lose
 # material where they are, from threatened_pieces()).  With a weight table, a costly feature

@@ -66,6 +66,12 @@ FITTED_PRIOR_WEIGHTS[:] = [
 ]
 
 
+cdef const double* prior_weight_table(bint fitted) noexcept nogil:
+    if fitted:
+        return &FITTED_PRIOR_WEIGHTS[0]
+    return &HAND_PRIOR_WEIGHTS[0]
+
+
 cdef Move table_move(SearchState* s) noexcept nogil:
     cdef TTEntry entry
     if tt_probe(s.tt, s.board.key, &entry):

@@ -11,19 +11,15 @@ import chess
 import pytest
 from conftest import BackgroundSearch
 from mcts_internals import HandTree, ucb
-from mcts_tree import tree_problems
+from mcts_tree_checks import tree_problems
 
 from search.alphabeta_searcher import AlphaBetaSearcher
 from search.board import Position
 from search.info import Info, InfoString, SearchInfo
 from search.limits import SearchLimits
-from search.mcts_searcher import (
-    DEFAULT_VISIT_SHARE_TIME,
-    OWN_SWITCH_DEFAULTS,
-    OWN_SWITCHES,
-    MCTSSearcher,
-    bench,
-)
+from search.mcts_bench import bench
+from search.mcts_searcher import MCTSSearcher
+from search.mcts_settings import DEFAULT_VISIT_SHARE_TIME, OWN_SWITCH_DEFAULTS, OWN_SWITCHES
 
 MATE_IN_1 = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"                                        # Ra8#
 MATE_IN_2 = "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1"             # Nf6+ gxf6 Bxf7#

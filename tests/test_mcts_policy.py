@@ -15,7 +15,8 @@ from mcts_internals import prior_refresh_depth
 from search import policy_fit
 from search.board import Position
 from search.limits import SearchLimits
-from search.mcts_searcher import DEFAULT_FITTED_PRIORS, PRIOR_FEATURES, MCTSSearcher
+from search.mcts_searcher import PRIOR_FEATURES, MCTSSearcher
+from search.mcts_settings import DEFAULT_FITTED_PRIORS
 
 
 def features(fen: str, tt_move: str | None = None) -> dict[str, dict[str, float]]:

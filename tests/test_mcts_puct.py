@@ -14,7 +14,8 @@ from mcts_internals import VERIFY_MARGIN_CP, HandTree, puct, score_of_probabilit
 from search.alphabeta_searcher import AlphaBetaSearcher
 from search.board import Position
 from search.limits import SearchLimits
-from search.mcts_searcher import (
+from search.mcts_searcher import PRIOR_FEATURES, MCTSSearcher
+from search.mcts_settings import (
     DEFAULT_C_PUCT,
     DEFAULT_FPU_REDUCTION,
     DEFAULT_LEAF_DEPTH,
@@ -25,8 +26,6 @@ from search.mcts_searcher import (
     DEFAULT_VALUE_MODEL,
     DEFAULT_VERIFIED_MOVE,
     DEFAULT_VISIT_SHARE_TIME,
-    PRIOR_FEATURES,
-    MCTSSearcher,
 )
 from search.timeman import best_move_share_factor
 from search.wdl import wdl_probabilities

@@ -14,7 +14,7 @@ import time
 import chess
 import pytest
 from conftest import BackgroundSearch, send, uci_session
-from mcts_tree import tree_problems
+from mcts_tree_checks import tree_problems
 from test_search import random_positions
 
 from search.board import Position
