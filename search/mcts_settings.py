@@ -8,6 +8,9 @@ from __future__ import annotations
 
 from typing import SupportsInt
 
+# "uct" with "playout" leaves is the textbook MCTS (UCB1 selection, random playouts to the end of
+# the game), kept as a teaching option (UCI: MCTS Selection uct, MCTS Leaf playout); the engine
+# plays PUCT with searched leaves.
 LEAF_MODES = ("eval", "playout")
 SELECTIONS = ("puct", "uct")
 VALUE_MODELS = ("logistic", "wdl")
