@@ -10,9 +10,8 @@ without the GIL; the main thread reports and decides the move.
 """
 
 import dataclasses
-import threading
 
-from cpython.mem cimport PyMem_Malloc, PyMem_Free
+from cpython.mem cimport PyMem_Free
 from libc.string cimport memset, memcpy
 from libc.stdint cimport int64_t
 from search.board.types cimport MoveList, VALUE_INFINITE
@@ -25,23 +24,15 @@ from search.state cimport SearchState, RootMove, adopted_config
 from search.alphabeta cimport iterative_deepening
 from search.control cimport SearchSignals, REPORT_CURRMOVE
 from search.timeman cimport TimeBudget
-from search.searcher cimport Searcher
+from search.searcher cimport Searcher, new_search_state
 from search.params cimport load_search_params
 
 from search.info import CurrentMove, SearchResult
-from search.limits import MAX_DEPTH, MAX_MULTIPV, checked_thread_count
+from search.limits import MAX_DEPTH, MAX_MULTIPV
 
 cdef extern from "clock.h" nogil:
     int64_t now_ms "kestrel_now_ms"()
     void store_flag "kestrel_store_flag"(int* flag, int value)
-
-
-cdef SearchState* new_state() except NULL:
-    cdef SearchState* state = <SearchState*>PyMem_Malloc(sizeof(SearchState))
-    if state == NULL:
-        raise MemoryError("cannot allocate a search thread's state")
-    memset(state, 0, sizeof(SearchState))
-    return state
 
 
 cdef void clear_learning(SearchState* s) noexcept nogil:
@@ -55,22 +46,16 @@ from search.searcher import uci_score, with_switches
 cdef class AlphaBetaSearcher(Searcher):
     """Iterative-deepening PVS with a transposition table, over a private copy of the position."""
 
-    cdef SearchState* state              # the main thread's
-    cdef SearchState** helpers           # threads - 1 helper states
-    cdef int helper_count
+    cdef SearchState* state              # the main thread's (the helpers' are the Searcher's)
     cdef SearchSignals helper_signals    # the helpers stop when the main thread is done
-    cdef list helper_threads
     cdef TranspositionTable tt
     cdef object tablebase_prober         # kept alive while the C state points at it
 
     def __cinit__(self, *args, **kwargs):
-        self.state = new_state()
+        self.state = new_search_state()
         self.state.signals = &self.control.signals
-        self.helpers = NULL
-        self.helper_count = 0
         memset(&self.helper_signals, 0, sizeof(SearchSignals))
-        self.helper_threads = []
-        memset(&self.tt, 0, sizeof(TranspositionTable))     # no table yet; exact_bonus 0
+        memset(&self.tt, 0, sizeof(TranspositionTable))     # no table yet
 
     def __init__(self, hash_mb: int = 16, threads: int = 1) -> None:
         self.configure()
@@ -78,43 +63,8 @@ cdef class AlphaBetaSearcher(Searcher):
         self.threads = threads
 
     def __dealloc__(self):
-        self._free_helpers()
         tt_free(&self.tt)
         PyMem_Free(self.state)
-
-    cdef void _free_helpers(self):
-        cdef int i
-        for i in range(self.helper_count):
-            PyMem_Free(self.helpers[i])
-        PyMem_Free(self.helpers)
-        self.helpers = NULL
-        self.helper_count = 0
-
-    @property
-    def threads(self) -> int:
-        """Search threads (1..MAX_THREADS): the main one and its Lazy SMP helpers."""
-        return self.helper_count + 1
-
-    @threads.setter
-    def threads(self, value: int) -> None:
-        cdef int count = checked_thread_count(value)
-        cdef int i
-        if count - 1 == self.helper_count:
-            return
-        self._free_helpers()
-        if count > 1:
-            self.helpers = <SearchState**>PyMem_Malloc((count - 1) * sizeof(SearchState*))
-            if self.helpers == NULL:
-                raise MemoryError("cannot allocate the search threads")
-            for i in range(count - 1):
-                self.helpers[i] = NULL
-            try:
-                for i in range(count - 1):
-                    self.helpers[i] = new_state()
-                    self.helper_count = i + 1
-            except MemoryError:
-                self._free_helpers()
-                raise
 
     cdef int _resize(self, int megabytes) except -1:
         if tt_resize(&self.tt, megabytes) != 0:
@@ -187,45 +137,38 @@ cdef class AlphaBetaSearcher(Searcher):
         s.last_currmove_report_ms = 0
         s.tb.hits = 0
         tt_new_search(&self.tt)
-        self._start_helpers()
-        return 0
-
-    cdef void _start_helpers(self):
-        """Give every helper the main thread's root and limits (no clock: the main thread
-        stops them), then start their threads; they run until the main thread is done."""
-        cdef SearchState* s = self.state
-        cdef SearchState* h
-        cdef int i
         self.helper_signals.stop_requested = 0
         self.helper_signals.start_ms = now_ms()
-        self.helper_threads = []
-        for i in range(self.helper_count):
-            h = self.helpers[i]
-            memcpy(&h.board, &s.board, sizeof(s.board))
-            memset(h.killers, 0, sizeof(h.killers))
-            memset(h.move_stack, 0, sizeof(h.move_stack))
-            memcpy(h.root_moves, s.root_moves, s.root_count * sizeof(RootMove))
-            h.root_count = s.root_count
-            h.multipv = 1
-            h.time.timed = False
-            h.node_limit = 0
-            h.depth_limit, h.mate_limit = s.depth_limit, s.mate_limit
-            h.tt = &self.tt
-            h.signals = &self.helper_signals
-            h.reporter = NULL
-            h.thread_index = i + 1
-            h.config = s.config
-            h.params = s.params
-            h.tb = s.tb
-            h.tb.hits = 0
-            thread = threading.Thread(target=self._helper_main, args=(i,), name=f"kestrel-helper-{i + 1}",
-                                      daemon=True)
-            thread.start()
-            self.helper_threads.append(thread)
+        return 0
 
-    def _helper_main(self, int index) -> None:
-        with nogil:
-            iterative_deepening(self.helpers[index])
+    cdef int _prepare_helper(self, int index) except -1:
+        """The main thread's root and limits, no clock: the main thread stops the helpers."""
+        cdef SearchState* s = self.state
+        cdef SearchState* h = self.helpers[index]
+        memcpy(&h.board, &s.board, sizeof(s.board))
+        memset(h.killers, 0, sizeof(h.killers))
+        memset(h.move_stack, 0, sizeof(h.move_stack))
+        memcpy(h.root_moves, s.root_moves, s.root_count * sizeof(RootMove))
+        h.root_count = s.root_count
+        h.multipv = 1
+        h.time.timed = False
+        h.node_limit = 0
+        h.depth_limit, h.mate_limit = s.depth_limit, s.mate_limit
+        h.tt = &self.tt
+        h.signals = &self.helper_signals
+        h.reporter = NULL
+        h.thread_index = index + 1
+        h.config = s.config
+        h.params = s.params
+        h.tb = s.tb
+        h.tb.hits = 0
+        return 0
+
+    cdef void _run_helper(self, int index) noexcept nogil:
+        iterative_deepening(self.helpers[index])
+
+    cdef void _abandon_helpers(self, int started) noexcept nogil:
+        store_flag(&self.helper_signals.stop_requested, 1)
 
     cdef void _run(self) noexcept nogil:
         iterative_deepening(self.state)
@@ -254,9 +197,6 @@ cdef class AlphaBetaSearcher(Searcher):
         cdef SearchState* s = self.state
         cdef SearchState* h
         cdef int i
-        for thread in self.helper_threads:
-            thread.join()
-        self.helper_threads = []
         # A helper that completed a deeper iteration without a worse score knows more.
         for i in range(self.helper_count):
             h = self.helpers[i]

@@ -48,7 +48,6 @@ cdef enum:
     STOP_PROVEN = 2      # the root's result is known
     STOP_LIMIT = 3       # playouts, depth, mate, or a full pool with no clock
     STOP_TIME = 4        # the soft budget (or hard limit) is spent
-    STOP_SETTLED = 5     # the most visited move can no longer be overtaken in the time left
 
 cdef enum:
     # What `verified_move` did when the search ended.
@@ -63,44 +62,21 @@ cdef enum:
     # Refreshed priors (the `refresh_priors` switch, on by default): an expanded node's children get new
     # priors from an alpha-beta search of the node, which puts its best move in the table, at
     # REFRESH_FIRST_VISITS visits with REFRESH_FIRST_DEPTH plies, then one ply deeper each time the
-    # visits grow 2**REFRESH_STEP_SHIFT-fold (32, 64, 128, ...) up to REFRESH_MAX_DEPTH plies.  By games:
-    # 16 beat 32, a doubling beat a fourfold (docs/mcts.md, "Refreshed priors").
+    # visits grow 2**REFRESH_STEP_SHIFT-fold (32, 64, 128, ...) up to REFRESH_MAX_DEPTH plies.
     REFRESH_FIRST_VISITS = 16
     REFRESH_STEP_SHIFT = 1
     REFRESH_FIRST_DEPTH = 2
     REFRESH_MAX_DEPTH = 8
-    # The `refresh_value` candidate: a refresh also moves the node's mean result this many
-    # thousandths of the way to its search's value.
-    REFRESH_VALUE_SHARE = 500
-    # `deep_root_refresh` (adopted in session 16): the root's refreshes search ROOT_REFRESH_EXTRA plies deeper
-    # than another node's at the same visits, and go on deepening past REFRESH_MAX_DEPTH (up to
+    # `deep_root_refresh`: the root's refreshes search ROOT_REFRESH_EXTRA plies deeper than another
+    # node's at the same visits, and go on deepening past REFRESH_MAX_DEPTH (up to
     # ROOT_REFRESH_MAX_DEPTH): the root's priors decide the move, and alpha-beta searches it deeper.
-    # Against alpha-beta, +59 Elo (+22 .. +93) over 600 games at 2 s + 0.02 s (docs/mcts.md).
     ROOT_REFRESH_EXTRA = 2
     ROOT_REFRESH_MAX_DEPTH = 40
-    # The `root_search_bounds` candidate: a root refresh's search scored its best move exactly and
-    # every other move no better; each visited root child's mean moves this many thousandths of
-    # the way to that score's value, the best move's always, another's only when it is above it.
-    ROOT_BOUND_SHARE = 1000
-    # The `contested_time` candidate: while the root's latest refreshing search prefers another move
-    # than the one the tree would play, the soft limit is at least this many thousandths of the
-    # planned one, and the search does not stop early (as alpha-beta takes more time when its best
-    # move changes).
-    CONTESTED_TIME_FACTOR = 1500
-    # `verified_move` (adopted in session 19): when the search ends with the tree's favourite at the root
+    # `verified_move`: when the search ends with the tree's favourite at the root
     # not the move its latest refreshing search found best, the favourite is searched as deep in
     # a null window this many centipawns below that search's score; failing low there, it gives
     # way to the searched move.  Within the margin the tree's choice stands.
     VERIFY_MARGIN = 25
-
-cdef enum:
-    # `progressive_widening` (off: it lost by games): a node with N visits (threads' virtual losses
-    # included) lets selection try a new move only while fewer than WIDENING_BASE + sqrt(N /
-    # WIDENING_DIVISOR) of its moves have been tried (2 at first, 4 at 16 visits, 7 at 100, 18 at
-    # 1024); the untried move with the node's highest prior is always eligible, so a refresh that
-    # finds a new best move is never locked out.  docs/mcts.md, "Progressive widening".
-    WIDENING_BASE = 2
-    WIDENING_DIVISOR = 4
 
 cdef enum:
     # A node's life, for threads that reach it at the same time (changed by compare-and-swap
@@ -117,6 +93,7 @@ cdef enum:
     VIRTUAL_LOSS = 1
 
 
+# 28 bytes of fields, 32 with the padding the double's alignment adds: two nodes to a cache line.
 cdef struct Node:
     double value_sum       # sum of results in [0, 1] for the player who moved into the node
     uint32_t visits        # playouts backed up through it, plus VIRTUAL_LOSS per thread walking through it
@@ -125,7 +102,6 @@ cdef struct Node:
     uint8_t child_count    # 0: not expanded (a leaf, or a terminal position); legal moves are at most 218
     uint8_t stage          # STAGE_*
     Move move              # the move that leads here (MOVE_NONE at the root)
-    float minimax          # implicit minimax backup: the negamax of the leaf values below, same view
     uint16_t prior         # P(move) in 1/PRIOR_ONE, at least 1 (uniform under UCT)
     uint8_t mate_plies     # for a proven win/loss: plies from this node to the mate (< MAX_PLY)
     uint8_t proven         # PROVEN_*
@@ -164,11 +140,9 @@ cdef struct MCTSState:
     uint32_t root
     uint32_t virtual_loss  # VIRTUAL_LOSS with several threads, 0 with one
     double exploration     # UCT's constant
-    double minimax_weight  # share of the minimax backup in a child's value at selection (0: plain UCT)
     int selection          # SELECT_*
     double c_puct          # PUCT's constant (values are in [0, 1])
     double fpu_reduction   # an unvisited child's value: the parent's mean minus this
-    bint progressive_widening    # PUCT tries a node's moves one by one as its visits grow (widening_limit)
     double prior_temperature
     const double* prior_weights  # HAND_ or FITTED_PRIOR_WEIGHTS (mcts_priors.pxd)
     int leaf_mode
@@ -177,13 +151,9 @@ cdef struct MCTSState:
     int value_model        # VALUE_MODEL_* (mcts_value.pxd)
     int playout_cap        # plies of a random playout before the evaluation decides
     bint recycle           # a full pool drops its least visited subtrees and the tree grows on
-    bint deep_leaf_weight  # a leaf searched d plies deep counts as 1 + d visits (candidate)
     bint refresh_priors    # PUCT: re-derive a node's priors from a search of it as its visits grow
-    double refresh_value_share   # a refresh moves the node's mean this share of the way to its search's value (0: off)
     int root_refresh_extra       # the root's refreshes search this many plies deeper (0: as any node's)
     int root_refresh_max_depth   # and stop deepening at this depth (REFRESH_MAX_DEPTH: as any node's)
-    bint tt_bound_leaves         # a leaf's score is bounded by a deeper search's entry in the table (candidate)
-    double root_bound_share      # a root refresh bounds the root children's means by its score this far (0: off)
     uint64_t rng             # each thread has its own stream
 
     # The main thread's: stop, ponderhit, infinite and the clock, from the UCI thread;
@@ -191,8 +161,6 @@ cdef struct MCTSState:
     SearchSignals* signals
     TimeBudget time          # the clock's soft and hard limits for this move
     bint visit_share_time    # scale the soft limit by the most visited root move's share (adopted)
-    bint settled_stop        # stop before the soft limit once the most visited root move cannot be overtaken
-    bint contested_time      # more time, no early stop, while the root's search and the tree disagree (candidate)
     bint verified_move       # the tree's favourite is checked against the root's search before it is played (adopted)
     double time_factor       # the soft limit's current scale (1: as the time manager planned)
     uint64_t playout_limit   # 0: none
@@ -228,14 +196,9 @@ cdef bint node_expanded(const Node* n) noexcept nogil     # its children can be 
 # The pieces of one iteration, exposed for tests on hand-made trees.
 cdef double ucb_score(double log_parent_visits, uint32_t visits, double value_sum,
                       double c) noexcept nogil
-cdef uint32_t select_child(const NodePool* p, uint32_t node, double c, double minimax_weight) noexcept nogil
-# How many of a node's moves selection may have tried at `visits` visits (progressive widening).
-cdef uint32_t widening_limit(uint32_t visits) noexcept nogil
-cdef uint32_t select_child_puct(const NodePool* p, uint32_t node, double c_puct, double fpu_reduction,
-                                double minimax_weight, bint widen) noexcept nogil
-cdef void backpropagate(NodePool* p, uint32_t node, double value, uint32_t virtual_loss,
-                        uint32_t weight) noexcept nogil
-cdef void backup_minimax(NodePool* p, uint32_t node, double value) noexcept nogil
+cdef uint32_t select_child(const NodePool* p, uint32_t node, double c) noexcept nogil
+cdef uint32_t select_child_puct(const NodePool* p, uint32_t node, double c_puct, double fpu_reduction) noexcept nogil
+cdef void backpropagate(NodePool* p, uint32_t node, double value, uint32_t virtual_loss) noexcept nogil
 cdef bint update_proof(NodePool* p, uint32_t node) noexcept nogil
 cdef void propagate_proof(NodePool* p, uint32_t node, uint32_t root) noexcept nogil
 cdef uint32_t best_child(const NodePool* p, uint32_t node) noexcept nogil

@@ -24,15 +24,15 @@ from search.board.movegen cimport generate_legal, has_legal_move
 from search.board.rules cimport is_draw_by_rule
 from search.alphabeta cimport quiescence, negamax
 from search.ordering cimport record_move
-from search.tt cimport TTEntry, tt_probe, score_from_tt, BOUND_NONE, BOUND_EXACT, BOUND_LOWER, BOUND_UPPER
+from search.tt cimport TTEntry, tt_probe, score_from_tt, BOUND_EXACT
 from search.board.see cimport SEE_VALUE
-from search.mcts_priors cimport move_priors, table_move
+from search.mcts_priors cimport move_priors
 from search.mcts_value cimport board_material, score_to_probability, cp_to_probability
 from eval.evaluate cimport evaluate
 
 from search.control cimport REPORT_ITERATION, REPORT_FINAL, report_progress
 from search.timeman cimport (
-    elapsed_ms, soft_budget_spent, may_stop_early, work_left_in_budget, node_share_factor,
+    elapsed_ms, soft_budget_spent, may_stop_early, node_share_factor,
 )
 
 cdef extern from "clock.h" nogil:
@@ -59,8 +59,6 @@ cdef extern from "atomics.h" nogil:
     void add_u64 "kestrel_add_u64"(uint64_t* p, uint64_t v)
     double load_f64 "kestrel_load_f64"(const double* p)
     void add_f64 "kestrel_add_f64"(double* p, double v)
-    float load_f32 "kestrel_load_f32"(const float* p)
-    void store_f32 "kestrel_store_f32"(float* p, float v)
     int load_int "kestrel_load_int"(const int* p)
     void add_int "kestrel_add_int"(int* p, int v)
     void max_int "kestrel_max_int"(int* p, int v)
@@ -121,7 +119,6 @@ cdef inline void init_node(Node* n, uint32_t parent, Move m) noexcept nogil:
     n.child_count = 0
     n.stage = STAGE_NEW
     n.move = m
-    n.minimax = 0.5
     n.prior = PRIOR_ONE
     n.mate_plies = 0
     n.proven = PROVEN_UNKNOWN
@@ -272,21 +269,17 @@ cdef double ucb_score(double log_parent_visits, uint32_t visits, double value_su
     return value_sum / visits + c * sqrt(log_parent_visits / visits)
 
 
-cdef uint32_t select_child(const NodePool* p, uint32_t node, double c, double minimax_weight) noexcept nogil:
+cdef uint32_t select_child(const NodePool* p, uint32_t node, double c) noexcept nogil:
     """The child with the highest UCB1 score; proven losses are never chosen again.
 
-    A child's value is its mean result, blended with its implicit minimax backup when
-    `minimax_weight` > 0 (Lanctot et al. 2014): averages hide a refutation found deep
-    in the tree for many visits, the minimax value shows it at once.  A proven draw or
-    win can still be chosen: it is not explored, its exact value is backed up, so that
-    its visits show what it is worth next to the other moves.
+    A proven draw or win can still be chosen: it is not explored, its exact value is
+    backed up, so that its visits show what it is worth next to the other moves.
     """
     cdef const Node* n = &p.nodes[node]
     cdef const Node* child
     cdef uint32_t parent_visits = load_u32(&n.visits), visits
     cdef double log_n = log(<double>parent_visits) if parent_visits > 1 else 0.0
     cdef double score, best_score = -1e308, value_sum
-    cdef float minimax
     cdef uint32_t i, index, best = NODE_NONE
     cdef int proven
     for i in range(n.child_count):
@@ -299,9 +292,6 @@ cdef uint32_t select_child(const NodePool* p, uint32_t node, double c, double mi
         visits = load_u32(&child.visits)
         if proven != PROVEN_UNKNOWN:
             value_sum = result_value(proven) * visits
-        elif minimax_weight > 0.0:
-            minimax = load_f32(&child.minimax)
-            value_sum = (1.0 - minimax_weight) * load_f64(&child.value_sum) + minimax_weight * minimax * visits
         else:
             value_sum = load_f64(&child.value_sum)
         score = ucb_score(log_n, visits, value_sum, c)
@@ -311,23 +301,14 @@ cdef uint32_t select_child(const NodePool* p, uint32_t node, double c, double mi
     return best
 
 
-cdef uint32_t widening_limit(uint32_t visits) noexcept nogil:
-    return WIDENING_BASE + <uint32_t>sqrt(<double>visits / WIDENING_DIVISOR)
-
-
-cdef uint32_t select_child_puct(const NodePool* p, uint32_t node, double c_puct, double fpu_reduction,
-                                double minimax_weight, bint widen) noexcept nogil:
+cdef uint32_t select_child_puct(const NodePool* p, uint32_t node, double c_puct, double fpu_reduction) noexcept nogil:
     """The child with the highest PUCT score (AlphaZero's rule: the value plus
     c * P * sqrt(N) / (1 + n)); proven losses are never chosen again.
 
     An unvisited child is valued at the parent's mean for the side to move, less
     `fpu_reduction` (first-play urgency): it is tried once its prior's bonus outweighs
     that doubt, so a node need not try its thirty quiet moves before a second look at
-    the capture that wins.  Values blend in the minimax backup as under UCT.
-
-    With `widen` (progressive widening), once widening_limit() of the node's moves have been
-    tried, an untried move competes only if its prior is the node's highest (as after a
-    refresh that found it best); if no tried move can be chosen, every move competes.
+    the capture that wins.
     """
     cdef const Node* n = &p.nodes[node]
     cdef const Node* child
@@ -341,21 +322,9 @@ cdef uint32_t select_child_puct(const NodePool* p, uint32_t node, double c_puct,
     # The parent's statistics are for the player who moved into it, the other side.  Other
     # threads' virtual losses count in its visits: a busy parent's unvisited moves look better.
     cdef double fpu = (1.0 - parent_sum / parent_visits if parent_visits > 0 else 0.5) - fpu_reduction
-    cdef double score, best_score = -1e308, q, n_child
-    cdef float minimax
-    cdef uint32_t i, index, best = NODE_NONE, tried = 0
-    cdef uint16_t top_prior = 0, untried_floor = 0
+    cdef double score, best_score = -1e308, n_child
+    cdef uint32_t i, index, best = NODE_NONE
     cdef int proven
-    if widen:
-        # Untried moves below the node's highest prior wait while the tried ones are enough.
-        for i in range(n.child_count):
-            child = &p.nodes[n.first_child + i]
-            if child.prior > top_prior:
-                top_prior = child.prior
-            if proven_of(child) != PROVEN_UNKNOWN or load_u32(&child.visits) > 0:
-                tried += 1
-        if tried >= widening_limit(parent_visits):
-            untried_floor = top_prior
     for i in range(n.child_count):
         index = n.first_child + i
         child = &p.nodes[index]
@@ -367,13 +336,7 @@ cdef uint32_t select_child_puct(const NodePool* p, uint32_t node, double c_puct,
         if proven != PROVEN_UNKNOWN:
             score = result_value(proven) + exploration_scale * child.prior / (1.0 + visits)
         elif visits == 0:
-            if child.prior < untried_floor:
-                continue
             score = fpu + exploration_scale * child.prior
-        elif minimax_weight > 0.0:
-            minimax = load_f32(&child.minimax)
-            q = (1.0 - minimax_weight) * load_f64(&child.value_sum) / visits + minimax_weight * minimax
-            score = q + exploration_scale * child.prior / (1.0 + visits)
         else:
             # The mean plus the bonus over one common denominator: one division, not two.
             n_child = <double>visits
@@ -382,27 +345,22 @@ cdef uint32_t select_child_puct(const NodePool* p, uint32_t node, double c_puct,
         if score > best_score:
             best_score = score
             best = index
-    if best == NODE_NONE and untried_floor > 0:
-        return select_child_puct(p, node, c_puct, fpu_reduction, minimax_weight, False)
     return best
 
 
 # ---------------------------------------------------------------- backpropagation and the solver
 
-cdef void backpropagate(NodePool* p, uint32_t node, double value, uint32_t virtual_loss,
-                        uint32_t weight) noexcept nogil:
-    """Add a result (for the player who moved into `node`), counted as `weight` visits (1 but
-    for the deep_leaf_weight candidate), to every node up to the root, replacing the
-    `virtual_loss` visits the walk down added to each.
+cdef void backpropagate(NodePool* p, uint32_t node, double value, uint32_t virtual_loss) noexcept nogil:
+    """Add a result (for the player who moved into `node`) to every node up to the root, one
+    visit that replaces the `virtual_loss` visits the walk down added to each.
 
     Atomic adds, so that no other thread's update is lost; the unsigned count wraps, so
-    weight - virtual_loss is a subtraction when the virtual loss is larger.
+    1 - virtual_loss is a subtraction when the virtual loss is larger.
     """
-    cdef uint32_t change = <uint32_t>(weight - virtual_loss)
-    cdef double weighted = <double>weight
+    cdef uint32_t change = <uint32_t>(1 - virtual_loss)
     while node != NODE_NONE:
         add_u32(&p.nodes[node].visits, change)
-        add_f64(&p.nodes[node].value_sum, value * weighted)
+        add_f64(&p.nodes[node].value_sum, value)
         value = 1.0 - value     # the parent's mover is the other player
         node = p.nodes[node].parent
 
@@ -421,37 +379,6 @@ cdef void remove_virtual_loss(NodePool* p, uint32_t node, uint32_t virtual_loss)
     while node != NODE_NONE:
         add_u32(&p.nodes[node].visits, <uint32_t>(0 - virtual_loss))
         node = p.nodes[node].parent
-
-
-cdef void backup_minimax(NodePool* p, uint32_t node, double value) noexcept nogil:
-    """Set a leaf's minimax value to its simulated `value`, then each ancestor's to the
-    negamax of its visited children (one minus the best of them for its side to move)."""
-    cdef Node* n
-    cdef const Node* child
-    cdef uint32_t i
-    cdef double best, v
-    cdef int proven
-    # Plain 32-bit stores: two threads backing up through one node leave one of their
-    # values, each a negamax of the children as that thread saw them.
-    store_f32(&p.nodes[node].minimax, <float>value)
-    node = p.nodes[node].parent
-    while node != NODE_NONE:
-        n = &p.nodes[node]
-        best = -1.0
-        for i in range(n.child_count):
-            child = &p.nodes[n.first_child + i]
-            proven = proven_of(child)
-            if proven != PROVEN_UNKNOWN:
-                v = result_value(proven)
-            elif load_u32(&child.visits) > 0:
-                v = load_f32(&child.minimax)
-            else:
-                continue
-            if v > best:
-                best = v
-        if best >= 0.0:
-            store_f32(&n.minimax, <float>(1.0 - best))
-        node = n.parent
 
 
 cdef bint update_proof(NodePool* p, uint32_t node) noexcept nogil:
@@ -583,34 +510,17 @@ cdef double searched_value(MCTSState* s, int ply) noexcept nogil:
     The search runs on the tree's own board and stacks at the leaf's ply, so repetitions
     with the path count, the null move sees the move before it, and the table it shares
     with every other leaf of this search (and the next) orders its moves.
-
-    With `tt_bound_leaves` (a candidate), a table entry of a deeper search of the leaf takes
-    precedence: its exact score is the value, and its bound caps or floors the leaf's own score.
     """
     cdef SearchState* qs = s.qs
     cdef TTEntry entry
-    cdef int score, depth = leaf_search_depth(s, ply), bound = BOUND_NONE, table_score = 0
-    # One probe, read before this leaf's own search stores its entry over it.  A quiescence
-    # leaf looks only for the candidate's deeper entries.
-    if (depth > 0 or s.tt_bound_leaves) and tt_probe(qs.tt, qs.board.key, &entry):
-        bound = entry.bound_age & 3
-        table_score = score_from_tt(entry.score, ply)
-        if bound == BOUND_EXACT and entry.depth >= depth and entry.depth > 0:
-            # A transposition searched at least as deep (a full window stores exact scores; a
-            # PV node would not cut on it by itself); a quiescence leaf (the candidate's) takes
-            # only a real search's score.
-            return score_value(s, table_score)
-        if not s.tt_bound_leaves or entry.depth <= depth:
-            bound = BOUND_NONE      # only a deeper search's bound, and only for the candidate
+    cdef int depth = leaf_search_depth(s, ply)
     if depth <= 0:
-        score = quiescence(qs, -VALUE_INFINITE, VALUE_INFINITE, ply)
-    else:
-        score = node_search(qs, depth, ply)
-    # The candidate: what a deeper search (a refresh's, the root's, a leaf's nearer the root)
-    # proved bounds this leaf's shallower score.
-    if (bound == BOUND_LOWER and table_score > score) or (bound == BOUND_UPPER and table_score < score):
-        score = table_score
-    return score_value(s, score)
+        return score_value(s, quiescence(qs, -VALUE_INFINITE, VALUE_INFINITE, ply))
+    # A transposition searched at least as deep (a full window stores exact scores; a PV node
+    # would not cut on it by itself), read before this leaf's own search stores its entry over it.
+    if tt_probe(qs.tt, qs.board.key, &entry) and (entry.bound_age & 3) == BOUND_EXACT and entry.depth >= depth:
+        return score_value(s, score_from_tt(entry.score, ply))
+    return score_value(s, node_search(qs, depth, ply))
 
 
 cdef inline double score_value(MCTSState* s, int score) noexcept nogil:
@@ -770,39 +680,6 @@ cdef int refresh_depth(uint32_t visits, int extra, int max_depth) noexcept nogil
     return depth if at == visits else 0
 
 
-cdef void shift_value(NodePool* p, uint32_t node, double value, double share) noexcept nogil:
-    """Move `node`'s mean result `share` of the way to `value` (for the player who moved into
-    it), its visits unchanged: as if that share of its playouts had returned `value`.  Each
-    ancestor's sum changes by as much, seen from its side, so every mean stays the average
-    of what lies below it."""
-    cdef double delta = share * (value * load_u32(&p.nodes[node].visits) - load_f64(&p.nodes[node].value_sum))
-    while node != NODE_NONE:
-        add_f64(&p.nodes[node].value_sum, delta)
-        delta = -delta      # the parent's mover is the other player
-        node = p.nodes[node].parent
-
-
-cdef void bound_root_children(MCTSState* s, uint32_t node, int score) noexcept nogil:
-    """The root's search (the board stands at the root) scored its best move `score` and
-    proved, as far as its pruning proves anything, that no other move scores more: move the
-    best child's mean root_bound_share of the way to that score's value, and every other
-    visited child's whose mean is above it.  A move that shallow leaves overrate, refuted
-    deeper than they look, then stops drawing the playouts that would make it the move."""
-    cdef NodePool* p = s.pool
-    cdef const Node* child
-    cdef Move best = table_move(s.qs)
-    cdef double bound = score_value(s, score)     # for the side to move here: the children's view
-    cdef uint32_t i, index, visits
-    for i in range(p.nodes[node].child_count):
-        index = p.nodes[node].first_child + i
-        child = &p.nodes[index]
-        visits = load_u32(&child.visits)
-        if visits == 0 or proven_of(child) != PROVEN_UNKNOWN:
-            continue
-        if child.move == best or load_f64(&child.value_sum) > bound * visits:
-            shift_value(p, index, bound, s.root_bound_share)
-
-
 cdef inline uint64_t pack_root_search(Move move, int depth, int score) noexcept nogil:
     """A root search's best move (bits 0-15), depth (32-39) and score (40-55, offset to be
     positive) in one word; never 0, as depth is at least 1."""
@@ -843,14 +720,10 @@ cdef void refresh_priors(MCTSState* s, uint32_t node, int ply, int depth) noexce
     score = node_search(qs, depth, ply)
     if qs.stopped:
         return
-    if s.refresh_value_share > 0.0:
-        shift_value(p, node, 1.0 - score_value(s, score), s.refresh_value_share)
     if ply == 0:
         # Its principal variation's first move, depth and score (none if it ended without one).
         store_u64(&s.shared.root_search,
                   pack_root_search(qs.pv_table[0][0], depth, score) if qs.pv_length[0] > 0 else 0)
-        if s.root_bound_share > 0.0:
-            bound_root_children(s, node, score)
     for i in range(count):
         moves[i] = p.nodes[first + i].move
     move_priors(qs, moves, count, s.prior_temperature, s.prior_weights, priors)
@@ -896,7 +769,6 @@ cdef int iterate(MCTSState* s) noexcept nogil:
     cdef int ply = 0, _undone, stage, proven, spins = 0, refresh
     cdef uint64_t nodes_before = s.qs.nodes
     cdef double value
-    cdef uint32_t weight = 1
     cdef bint proven_now = False, backed_up = True
     cdef Node* n
 
@@ -917,10 +789,9 @@ cdef int iterate(MCTSState* s) noexcept nogil:
                         refresh = refresh_depth(load_u32(&n.visits), 0, REFRESH_MAX_DEPTH)
                     if refresh > 0:
                         refresh_priors(s, node, ply, refresh)
-                child = select_child_puct(p, node, s.c_puct, s.fpu_reduction, s.minimax_weight,
-                                          s.progressive_widening)
+                child = select_child_puct(p, node, s.c_puct, s.fpu_reduction)
             else:
-                child = select_child(p, node, s.exploration, s.minimax_weight)
+                child = select_child(p, node, s.exploration)
             if child == NODE_NONE:
                 # Every move is proven lost, so the node is proven: by another thread that
                 # has not published it yet, or by one that lost a race with this proof.
@@ -972,10 +843,6 @@ cdef int iterate(MCTSState* s) noexcept nogil:
         value = 1.0 - playout_value(s, ply)
     else:
         value = 1.0 - searched_value(s, ply)
-        if s.deep_leaf_weight:
-            # A search d plies deep is worth more than one quiescence leaf: it counts as
-            # 1 + d visits, so the shallow samples below dilute it less.
-            weight = <uint32_t>(1 + leaf_search_depth(s, ply))
 
     for _undone in range(ply):
         undo_move(b)
@@ -985,9 +852,7 @@ cdef int iterate(MCTSState* s) noexcept nogil:
         # thread that values the same leaf while the pool is full: a new node with a visit.)
         remove_virtual_loss(p, node, vl)
         return 1 if not backed_up else -1
-    backpropagate(p, node, value, vl, weight)
-    if s.minimax_weight > 0.0:
-        backup_minimax(p, node, value)
+    backpropagate(p, node, value, vl)
     if proven_now:
         propagate_proof(p, node, s.root)
     s.playouts += 1
@@ -1004,55 +869,21 @@ cdef int iterate(MCTSState* s) noexcept nogil:
 
 # ---------------------------------------------------------------- the search loops
 
-cdef void root_visits(MCTSState* s, uint32_t* first, uint32_t* second, uint64_t* total) noexcept nogil:
-    """The visits of the most and second-most visited root moves, and of all of them."""
-    cdef const Node* root = &s.pool.nodes[s.root]
-    cdef uint32_t i, v
-    first[0] = 0
-    second[0] = 0
-    total[0] = 0
-    for i in range(root.child_count):
-        v = load_u32(&s.pool.nodes[root.first_child + i].visits)
-        total[0] += v
-        if v > first[0]:
-            second[0] = first[0]
-            first[0] = v
-        elif v > second[0]:
-            second[0] = v
-
-
 cdef double visit_share_factor(MCTSState* s) noexcept nogil:
     """The soft limit's scale from the most visited root move's share of the root's visits, by
     the time manager's node-share rule (as alpha-beta's node_time_management uses its nodes):
     a move that took most playouts is settled, less time; a contested one, more."""
-    cdef uint32_t first, second
-    cdef uint64_t total
-    root_visits(s, &first, &second, &total)
+    cdef const Node* root = &s.pool.nodes[s.root]
+    cdef uint32_t i, v, first = 0
+    cdef uint64_t total = 0
+    for i in range(root.child_count):
+        v = load_u32(&s.pool.nodes[root.first_child + i].visits)
+        total += v
+        if v > first:
+            first = v
     if total < 1000:
         return 1.0      # too few playouts for the share to mean anything
     return node_share_factor(&s.time, <double>first / <double>total)
-
-
-cdef bint settled(MCTSState* s, int64_t elapsed) noexcept nogil:
-    """Whether the most visited root move can no longer be overtaken before the soft limit."""
-    cdef uint32_t first, second
-    cdef uint64_t total
-    cdef uint64_t playouts = load_u64(&s.shared.playouts)
-    if elapsed <= 0 or playouts < 1000:
-        return False
-    root_visits(s, &first, &second, &total)
-    return first - second > work_left_in_budget(&s.time, <double>playouts, elapsed, s.time_factor)
-
-
-cdef bint root_contested(MCTSState* s) noexcept nogil:
-    """Whether the root's latest refreshing search (the deepest alpha-beta search of the root
-    so far) prefers another move than the one the tree would play now."""
-    cdef Move searched = root_search_move_of(load_u64(&s.shared.root_search))
-    cdef uint32_t best
-    if searched == MOVE_NONE:
-        return False
-    best = best_child(s.pool, s.root)
-    return best != NODE_NONE and s.pool.nodes[best].move != searched
 
 
 cdef bint mate_found(MCTSState* s) noexcept nogil:
@@ -1158,7 +989,7 @@ cdef uint32_t root_child_with(MCTSState* s, Move m) noexcept nogil:
 
 
 cdef void verify_tree_move(MCTSState* s) noexcept nogil:
-    """`verified_move` (adopted in session 19), once the helpers are done: when the root's latest
+    """`verified_move`, once the helpers are done: when the root's latest
     refreshing search (the deepest alpha-beta search of the root so far) found another move best
     than the tree's favourite, search the favourite as deep in a null window VERIFY_MARGIN below
     that search's score.  Failing low there, the favourite is refuted by more than the margin,
@@ -1218,7 +1049,7 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
     cdef int64_t elapsed
     cdef uint64_t playouts
     cdef int result
-    cdef bint recycle_failed = False, clock_check, contested
+    cdef bint recycle_failed = False
     start_thread_counts(s)
     s.verification = VERIFY_NONE
     s.verified_child = NODE_NONE
@@ -1246,18 +1077,10 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
             # keep a core busy: report and wait for stop or ponderhit (which then answers at once).
             break
         elapsed = elapsed_ms(s.signals)
-        clock_check = (s.playouts & 255) == 0 and may_stop_early(&s.time, s.signals)
-        contested = False
-        if clock_check and (s.visit_share_time or s.contested_time):
-            s.time_factor = visit_share_factor(s) if s.visit_share_time else 1.0
-            contested = s.contested_time and root_contested(s)
-            if contested:
-                s.time_factor = max(s.time_factor, CONTESTED_TIME_FACTOR / 1000.0)
+        if s.visit_share_time and (s.playouts & 255) == 0 and may_stop_early(&s.time, s.signals):
+            s.time_factor = visit_share_factor(s)
         if soft_budget_spent(&s.time, s.signals, s.time_factor):
             s.stop_reason = STOP_TIME
-            break
-        if clock_check and s.settled_stop and not contested and settled(s, elapsed):
-            s.stop_reason = STOP_SETTLED
             break
         s.stop_reason = STOP_NONE
         if elapsed - s.last_report_ms >= REPORT_INTERVAL_MS:
@@ -1269,8 +1092,7 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
             s.stop_reason = STOP_SIGNAL if load_flag(&s.signals.stop_requested) else STOP_TIME
             break
     finish_helpers(s)
-    if (s.verified_move and (s.stop_reason == STOP_TIME or s.stop_reason == STOP_SETTLED)
-            and not s.qs.stopped and may_stop_early(&s.time, s.signals)):
+    if s.verified_move and s.stop_reason == STOP_TIME and not s.qs.stopped and may_stop_early(&s.time, s.signals):
         verify_tree_move(s)
     report_progress(s.reporter, REPORT_FINAL, 0)
 
@@ -1279,7 +1101,7 @@ cdef void mcts_helper(MCTSState* s) noexcept nogil:
     """A helper thread: iterate on the same tree until the main thread stops it (its
     `signals` are shared.helper_signals), the root is proven or the playouts are spent.
 
-    It reports nothing and decides nothing: the clock, the early stop and the move are
+    It reports nothing and decides nothing: the clock and the move are
     the main thread's.  It leaves after at most one more playout (or a stopped leaf search).
     """
     cdef MCTSShared* shared = s.shared

@@ -8,8 +8,8 @@
 # PRIOR_FEATURE_COUNT weights, and a softmax with a temperature turns the logits into
 # probabilities (a high temperature flattens them towards uniform).
 #
-# Two tables exist: HAND_PRIOR_WEIGHTS, set by hand in session 6, and FITTED_PRIOR_WEIGHTS,
-# fitted by `python -m search.policy_fit` to predict the move of Kestrel's alpha-beta search
+# Two tables exist: HAND_PRIOR_WEIGHTS, set by hand, and FITTED_PRIOR_WEIGHTS,
+# fitted by `python -m tools.policy_fit` to predict the move of Kestrel's alpha-beta search
 # (docs/mcts.md, "Priors").  The MCTS searcher picks one (its `fitted_priors` switch).
 
 from search.board.types cimport Bitboard, Move
@@ -38,6 +38,9 @@ cdef enum:
 
 cdef double HAND_PRIOR_WEIGHTS[PRIOR_FEATURE_COUNT]
 cdef double FITTED_PRIOR_WEIGHTS[PRIOR_FEATURE_COUNT]
+
+# One of the two tables: the fitted one (the `fitted_priors` switch) or the hand-set one.
+cdef const double* prior_weight_table(bint fitted) noexcept nogil
 
 # The features of move `m` at s.board into features[:PRIOR_FEATURE_COUNT] (`tt_move`: the
 # table's move there, or MOVE_NONE; `threatened`: the side to move's pieces that stand to lose

@@ -17,7 +17,7 @@ cdef double WORST_EXCHANGE = -6.0       # exchange losses count down to this (a 
 # The weights, in logit units at temperature 1 (a difference of 1 is a factor e = 2.7 in the
 # prior); "MCTS Prior Temperature" divides them all, and games decide it.
 #
-# Set by hand in session 6: the searched leaf's best move is the strongest hint there is,
+# Set by hand: the searched leaf's best move is the strongest hint there is,
 # a capture that does not lose gets +1 and 0.4 per pawn it wins (a free queen: +4.6), a losing
 # one 0.5 per pawn lost (at most -3), checks +1 (they hide the mates and forks a quiet prior
 # would miss), a quiet move's history +-1.  Castling was read as a capture that does not lose
@@ -41,12 +41,11 @@ HAND_PRIOR_WEIGHTS[:] = [
     0.0,    # FEATURE_IGNORED_THREAT
 ]
 
-# Fitted by `python -m search.policy_fit` (docs/mcts.md, "Fitted priors"): the weights under which
+# Fitted by `python -m tools.policy_fit` (docs/mcts.md, "Fitted priors"): the weights under which
 # the softmax best predicts the move of an alpha-beta search, the table's move being that of a
-# shallower search.  Session 12: 8,000 positions of MCTS games (half one random move on),
-# labels from depth-8 searches, the table's move from depth 2; on the held-out fifth the
-# log-likelihood of the labelled move rose from -2.091 (hand-set) to -1.868.
-# FEATURE_HISTORY cannot be fitted outside a search and keeps its hand weight.
+# shallower search: 8,000 positions of MCTS games (half one random move on), labels from
+# depth-8 searches, the table's move from depth 2.  FEATURE_HISTORY cannot be fitted outside a
+# search and keeps its hand weight; the last three features weigh nothing.
 FITTED_PRIOR_WEIGHTS[:] = [
     1.99,   # FEATURE_TT_MOVE
     1.58,   # FEATURE_CAPTURE
@@ -61,10 +60,16 @@ FITTED_PRIOR_WEIGHTS[:] = [
     1.86,   # FEATURE_PSQT
     0.53,   # FEATURE_PAWN_THREAT
     1.25,   # FEATURE_CASTLING
-    0.0,    # FEATURE_RECAPTURE (not in this fit; a second fit that weighed it 0.69 and
-    0.0,    # FEATURE_PIECE_THREAT 0.45, with depth-10 labels, scored -6.9 +/- 33.3 against this one)
-    0.0,    # FEATURE_IGNORED_THREAT (session 13's refit weighed it 0.52; even in games, not adopted)
+    0.0,    # FEATURE_RECAPTURE
+    0.0,    # FEATURE_PIECE_THREAT
+    0.0,    # FEATURE_IGNORED_THREAT
 ]
+
+
+cdef const double* prior_weight_table(bint fitted) noexcept nogil:
+    if fitted:
+        return &FITTED_PRIOR_WEIGHTS[0]
+    return &HAND_PRIOR_WEIGHTS[0]
 
 
 cdef Move table_move(SearchState* s) noexcept nogil:

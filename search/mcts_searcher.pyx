@@ -1,49 +1,40 @@
 """The Python face of the Monte Carlo tree searcher: ``MCTSSearcher``.
 
-The shape of a search, stop and ponderhit come from ``search.searcher.Searcher``, so
-the UCI loop drives it like the alpha-beta searcher; ``selection``, ``c_puct``,
-``fpu_reduction``, ``prior_temperature``, ``exploration``, ``leaf_mode``, ``leaf_depth``,
-``leaf_depth_root``, ``value_model``, ``minimax_weight``, ``seed`` and ``threads`` are its own
-(docs/mcts.md).  ``HandTree``, ``ucb`` and ``puct`` expose the pool to tests on hand-made
-trees; ``bench`` prints playouts per second in each leaf mode.
+The shape of a search, stop, ponderhit and the helper threads come from
+``search.searcher.Searcher``, so the UCI loop drives it like the alpha-beta searcher.  Its own
+settings (``selection``, ``c_puct``, ``fpu_reduction``, ``prior_temperature``, ``exploration``,
+``leaf_mode``, ``leaf_depth``, ``leaf_depth_root``, ``value_model``, ``seed``, the switches of
+``configure()``) have their names, ranges and defaults in search/mcts_settings.py; the tree
+between searches (its pool, the root a search starts from, how it reads back as moves and
+scores) is an ``MCTSTree`` (search/mcts_tree.pyx); the C search itself is search/mcts.pyx.
 
 With ``threads`` > 1, helper threads grow the same tree as the main thread, each with its
 own board and leaf-search state (the transposition table is shared); every thread runs
 without the GIL, and the main one reports, keeps the clock and chooses the move.
 """
 
-import threading
-
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.stdint cimport int64_t, uint32_t, uint64_t
 from libc.string cimport memset, memcpy
-from search.board.types cimport Bitboard, Move, MoveList, MATE, MOVE_NONE
+from search.board.types cimport Bitboard, Move, MoveList, MOVE_NONE
 from search.board.movegen cimport generate_legal, parse_uci_move
 from search.board.board cimport Board, move_to_uci, drop_old_history
 from search.tt cimport (
-    TranspositionTable, tt_resize, tt_free, tt_clear, tt_new_search, tt_store, BOUND_LOWER, TT_EXACT_BONUS,
+    TranspositionTable, tt_resize, tt_free, tt_clear, tt_new_search, tt_store, BOUND_LOWER,
 )
 from search.state cimport SearchState, adopted_config
 from search.mcts cimport (
-    Node, NodePool, MCTSState, MCTSShared, NODE_NONE, PROVEN_UNKNOWN, PROVEN_WIN, PROVEN_LOSS, PROVEN_DRAW,
-    LEAF_EVAL, LEAF_PLAYOUT, SELECT_PUCT, SELECT_UCT, PRIOR_ONE, VIRTUAL_LOSS, MAX_TREE_DEPTH,
-    STAGE_NEW, STAGE_LEAF, STAGE_EXPANDED,
-    STOP_NONE, STOP_SIGNAL, STOP_PROVEN, STOP_LIMIT, STOP_TIME, STOP_SETTLED,
-    VERIFY_NONE, VERIFY_KEPT, VERIFY_OVERRULED, VERIFY_CUT_OFF, VERIFY_MARGIN,
-    root_search_move_of, root_search_depth_of,
-    root_search_score_of,
-    pool_allocate, pool_free, pool_new_root, pool_alloc, pool_keep_subtree, pool_recycle, pool_used,
-    node_expanded,
-    ucb_score, select_child, select_child_puct, widening_limit, backpropagate, backup_minimax, propagate_proof,
-    REFRESH_VALUE_SHARE, REFRESH_MAX_DEPTH, ROOT_REFRESH_EXTRA, ROOT_REFRESH_MAX_DEPTH, ROOT_BOUND_SHARE,
-    best_child, expand, refresh_depth, shared_reset, helpers_not_started, stop_helpers,
-    mcts_search, mcts_helper, verify_tree_move,
+    MCTSState, MCTSShared, NODE_NONE, LEAF_EVAL, LEAF_PLAYOUT, SELECT_PUCT, SELECT_UCT, VIRTUAL_LOSS,
+    STOP_NONE, STOP_SIGNAL, STOP_PROVEN, STOP_LIMIT, STOP_TIME,
+    VERIFY_NONE, VERIFY_KEPT, VERIFY_OVERRULED, VERIFY_CUT_OFF,
+    root_search_move_of, root_search_depth_of, root_search_score_of,
+    REFRESH_MAX_DEPTH, ROOT_REFRESH_EXTRA, ROOT_REFRESH_MAX_DEPTH,
+    best_child, shared_reset, helpers_not_started, stop_helpers, mcts_search, mcts_helper, verify_tree_move,
 )
-from search.mcts_value cimport (
-    VALUE_MODEL_LOGISTIC, VALUE_MODEL_WDL, board_material, probability_to_score, score_to_probability,
-)
+from search.mcts_tree cimport MCTSTree
+from search.mcts_value cimport VALUE_MODEL_LOGISTIC, VALUE_MODEL_WDL, board_material
 from search.mcts_priors cimport (
-    move_priors, move_features, table_move, threatened_pieces, HAND_PRIOR_WEIGHTS, FITTED_PRIOR_WEIGHTS,
+    move_priors, move_features, table_move, threatened_pieces, prior_weight_table,
     PRIOR_FEATURE_COUNT, FEATURE_TT_MOVE, FEATURE_CAPTURE, FEATURE_CAPTURE_GAIN, FEATURE_CAPTURE_LOSS,
     FEATURE_QUIET_LOSS, FEATURE_QUEEN_PROMOTION, FEATURE_UNDER_PROMOTION, FEATURE_CHECK, FEATURE_HISTORY,
     FEATURE_ESCAPE, FEATURE_PSQT, FEATURE_PAWN_THREAT, FEATURE_CASTLING, FEATURE_RECAPTURE, FEATURE_PIECE_THREAT,
@@ -54,108 +45,22 @@ from search.timeman cimport TimeBudget
 from search.searcher cimport Searcher
 from search.params cimport load_search_params
 
-import math
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 from search.info import InfoString, SearchResult
-from search.limits import MAX_MULTIPV, SearchLimits, checked_thread_count
+from search.limits import MAX_MULTIPV
+# uci_engine/core.py reads OWN_SWITCHES and DEFAULT_EXPLORATION here, from the searcher's module.
+from search.mcts_settings import (
+    DEFAULT_C_PUCT, DEFAULT_EXPLORATION, DEFAULT_FPU_REDUCTION, DEFAULT_LEAF_DEPTH, DEFAULT_LEAF_DEPTH_ROOT,
+    DEFAULT_PLAYOUT_CAP, DEFAULT_PRIOR_TEMPERATURE, DEFAULT_RECYCLE, DEFAULT_SELECTION, DEFAULT_VALUE_MODEL,
+    LEAF_MODES, OWN_SWITCH_DEFAULTS, OWN_SWITCHES, SELECTIONS, VALUE_MODELS, checked_choice, checked_leaf_depth,
+)
+from search.mcts_tree import TreeNode
 from search.searcher import uci_score, with_switches
 
-LEAF_MODES = ("eval", "playout")
-SELECTIONS = ("puct", "uct")
-VALUE_MODELS = ("logistic", "wdl")
 STOP_REASONS = {STOP_NONE: None, STOP_SIGNAL: "stop", STOP_PROVEN: "proven", STOP_LIMIT: "limit",
-                STOP_TIME: "time", STOP_SETTLED: "settled"}
+                STOP_TIME: "time"}
 VERIFICATIONS = {VERIFY_NONE: None, VERIFY_KEPT: "kept", VERIFY_OVERRULED: "overruled", VERIFY_CUT_OFF: "cut off"}
-MAX_LEAF_DEPTH = 8
-# How far back in the game the previous root may lie for its subtree to be kept.
-MAX_REUSE_PLIES = 8
-DEFAULT_EXPLORATION = 0.05    # tuned in self-play: 1.41 < 0.5 < 0.2 < 0.1 ~ 0.02 < 0.05 (values in [0, 1])
-DEFAULT_PLAYOUT_CAP = 40
-DEFAULT_MINIMAX_WEIGHT = 0.0
-# PUCT and the searched leaves, as settled by games at 2 s + 0.02 s (docs/mcts.md, "Figures"):
-# against the old UCT, PUCT with c 1.0 and quiescence leaves scored +205, with c 0.35 -42, and
-# depth-2 leaves cost about 100 Elo at that time control (fewer playouts than they are worth).
-# Session 9: c 2.0 beat c 1.0 by +107 in 60 games (+64 in session 6), and c 3.0 and 4.0 by +35 and +89.
-DEFAULT_SELECTION = "puct"
-# Session 12, with the fitted priors at temperature 1: c 1.5 beat 2.0 by +66.4 +/- 38.7 in 233 games
-# (SPRT H1) and c 3.0 lost by -148.9 +/- 66.9 in 99 (H0); then c 1.0 beat 1.5 by +57.2 +/- 37.1 in
-# 245 (H1), all at 2 s + 0.02 s: better priors need less width.
-DEFAULT_C_PUCT = 1.0            # values in [0, 1]; 0.35 was far too greedy (selection depth 120)
-DEFAULT_FPU_REDUCTION = 0.1
-# Session 11, at 10 s + 0.1 s: temperature 2 (flatter priors) beat 1 by +77 in 92 games with the
-# hand-set prior weights.  Session 12, with the fitted weights (calibrated at temperature 1): 1
-# beat 2 by +82.4 +/- 44.0 in 189 games at 2 s + 0.02 s, SPRT H1.
-DEFAULT_PRIOR_TEMPERATURE = 1.0
-DEFAULT_LEAF_DEPTH = 0
-# Session 9, at 10 s + 0.1 s: depth 4 near the root beat plain quiescence leaves in two gauntlets, 2 and 5 did not.
-DEFAULT_LEAF_DEPTH_ROOT = 4
-DEFAULT_VALUE_MODEL = "wdl"
-DEFAULT_RECYCLE = True          # a full pool recycles its least visited subtrees (docs/mcts.md)
-# The soft limit scaled by the most visited root move's share of the playouts (the time manager's
-# node-share rule, as alpha-beta's node_time_management): +38.4 +/- 36.3 in 300 games at 2 s + 0.02 s
-# in session 11 (docs/mcts.md).
-DEFAULT_VISIT_SHARE_TIME = True
-# Under a clock, stop once the most visited root move cannot be overtaken before the soft limit
-# (settled() in mcts.pyx; the rule MCTS has had since its first session).  Off, it used about a
-# quarter more time early on and scored -10.4 +/- 29.0 in 300 games at 2 s + 0.02 s (session 15).
-# Off by default since session 21: with verified_move the move played is not settled by the visits
-# (a deeper root search can still overrule the favourite), and MCTS thought 0.204 s a move over its
-# first 30 against alpha-beta's 0.281.  Off against on, against alpha-beta at 10 s + 0.1 s, paired
-# over 200 games: +64 Elo (+8 .. +113) (docs/mcts.md, "Session 21").
-DEFAULT_SETTLED_STOP = False
-# A candidate, off until games show it: a leaf searched d plies deep counts as 1 + d visits.
-DEFAULT_DEEP_LEAF_WEIGHT = False
-# Priors from the weights fitted to alpha-beta's moves (FITTED_PRIOR_WEIGHTS, with the escape,
-# quiet-exchange, piece-square and pawn-threat features) instead of session 6's hand-set ones:
-# +218.9 +/- 81.9 in 86 games at 2 s + 0.02 s, SPRT H1 in session 12 (docs/mcts.md, "Fitted priors").
-DEFAULT_FITTED_PRIORS = True
-# An expanded node's priors re-derived from an alpha-beta search of it at 16, 32, 64, ... visits,
-# 2, 3, 4, ... plies deep (mcts.pxd, REFRESH_*).  At 2 s + 0.02 s: on against off (from 32 visits,
-# fourfold steps), +137.4 +/- 50.7 in 109 games, SPRT H1; from 16 against 32, +36.6 +/- 22.2 in 600
-# games (session 13); doubling against fourfold steps, +112.5 +/- 50.8 in 131 games, SPRT H1
-# (session 14; docs/mcts.md, "Refreshed priors").
-DEFAULT_REFRESH_PRIORS = True
-# A candidate, off until games show it: a refresh also moves the node's mean result halfway
-# (mcts.pxd, REFRESH_VALUE_SHARE) to the value of its search.
-DEFAULT_REFRESH_VALUE = False
-# The root's refreshes search 2 plies deeper than other nodes' and do not stop deepening at
-# REFRESH_MAX_DEPTH (mcts.pxd, ROOT_REFRESH_*).  Against Kestrel's alpha-beta at 2 s + 0.02 s, on
-# against off over the same 300 openings (600 games each): +59 Elo, 95% interval +22 .. +93
-# (session 16; docs/mcts.md, "Session 16").
-DEFAULT_DEEP_ROOT_REFRESH = True
-# A candidate, off until games show it: a root refresh's score bounds the root children's means
-# (its best move's moves to it, others' only down to it; mcts.pxd, ROOT_BOUND_SHARE).
-DEFAULT_ROOT_SEARCH_BOUNDS = False
-# A candidate, off until games show it: a leaf whose position a deeper search left in the table
-# takes that search's exact score, or is bounded by its bound (mcts.pyx, searched_value()).
-DEFAULT_TT_BOUND_LEAVES = False
-# A candidate, off until games show it: while the root's latest refreshing search prefers another
-# move than the tree's, the soft limit is at least 1.5 times the plan and there is no early stop
-# (mcts.pxd, CONTESTED_TIME_FACTOR).
-DEFAULT_CONTESTED_TIME = False
-# When the search ends with the tree's favourite not the move the root's latest refreshing search
-# found best, the favourite is searched as deep; refuted by more than VERIFY_MARGIN there, the
-# searched move is played (mcts.pyx, verify_tree_move()).  Adopted in session 19: against
-# alpha-beta at 10 s + 0.1 s, +88 Elo (+27 .. +139) paired over 200 games (docs/mcts.md).
-DEFAULT_VERIFIED_MOVE = True
-# Off: a node tries a new move only while fewer than widening_limit(visits) of its moves have been
-# tried, or when that move's prior is the node's highest (mcts.pxd, WIDENING_*).  Against alpha-beta
-# at 10 s + 0.1 s, paired over 200 games: -64 Elo (-128 .. -10); with WIDENING_DIVISOR 1, -57
-# (-120 .. -3) (session 22; docs/mcts.md, "Progressive widening").
-DEFAULT_PROGRESSIVE_WIDENING = False
-VERIFY_MARGIN_CP = VERIFY_MARGIN    # (mcts.pxd) how far below the root search's score a favourite is refuted
-# configure() names that only this searcher has, with their defaults (the others are the
-# leaves', alpha-beta's names); each is an attribute of MCTSSearcher of the same name.
-OWN_SWITCH_DEFAULTS = {
-    "visit_share_time": DEFAULT_VISIT_SHARE_TIME, "settled_stop": DEFAULT_SETTLED_STOP,
-    "deep_leaf_weight": DEFAULT_DEEP_LEAF_WEIGHT, "fitted_priors": DEFAULT_FITTED_PRIORS,
-    "refresh_priors": DEFAULT_REFRESH_PRIORS, "refresh_value": DEFAULT_REFRESH_VALUE,
-    "deep_root_refresh": DEFAULT_DEEP_ROOT_REFRESH, "root_search_bounds": DEFAULT_ROOT_SEARCH_BOUNDS,
-    "tt_bound_leaves": DEFAULT_TT_BOUND_LEAVES, "contested_time": DEFAULT_CONTESTED_TIME,
-    "verified_move": DEFAULT_VERIFIED_MOVE, "progressive_widening": DEFAULT_PROGRESSIVE_WIDENING,
-}
-OWN_SWITCHES = tuple(OWN_SWITCH_DEFAULTS)
 # The names of the features of prior_features(), indexed by mcts_priors.pxd's enum (a feature
 # missing here fails at import).
 _FEATURE_NAMES = {
@@ -167,63 +72,29 @@ _FEATURE_NAMES = {
     FEATURE_PIECE_THREAT: "piece_threat", FEATURE_IGNORED_THREAT: "ignored_threat",
 }
 PRIOR_FEATURES = tuple(_FEATURE_NAMES[k] for k in range(PRIOR_FEATURE_COUNT))
-
-_PROVEN_NAMES = {PROVEN_UNKNOWN: None, PROVEN_WIN: "win", PROVEN_LOSS: "loss", PROVEN_DRAW: "draw"}
-_PROVEN_CODES = {"win": PROVEN_WIN, "loss": PROVEN_LOSS, "draw": PROVEN_DRAW}
 # Helper i's random stream starts this far from the main thread's (an odd constant unrelated
 # to splitmix64's step, so that no two streams overlap in any search's length).
 HELPER_SEED_STEP = 0xD1B54A32D192ED03
 
 
-cdef SearchState* new_leaf_state() except NULL:
-    cdef SearchState* state = <SearchState*>PyMem_Malloc(sizeof(SearchState))
-    if state == NULL:
-        raise MemoryError("cannot allocate a search thread's state")
-    memset(state, 0, sizeof(SearchState))
-    return state
-
-
-cdef int node_value(const Node* n, int model, int material):
-    """The internal score of a root child for the side to move: mate scores, or centipawns
-    (the mean value read back through the curve the leaves were valued with)."""
-    if n.proven == PROVEN_WIN:
-        return MATE - (n.mate_plies + 1)
-    if n.proven == PROVEN_LOSS:
-        return -(MATE - (n.mate_plies + 1))
-    if n.proven == PROVEN_DRAW or n.visits == 0:
-        return 0
-    return probability_to_score(n.value_sum / n.visits, model, material)
-
-
-cdef const double* weight_table(bint fitted):
-    """The priors' weights: the fitted table or the hand-set one."""
-    if fitted:
-        return &FITTED_PRIOR_WEIGHTS[0]
-    return &HAND_PRIOR_WEIGHTS[0]
-
-
-def _leaf_depth(name: str, value: object) -> int:
-    """`value` as a leaf search depth, or ValueError naming the setting when out of range."""
-    depth = int(value)
-    if not 0 <= depth <= MAX_LEAF_DEPTH:
-        raise ValueError(f"{name} must be from 0 to {MAX_LEAF_DEPTH}, not {value!r}")
-    return depth
+cdef (int, int) root_refresh_schedule(bint deep):
+    """The root's refresh schedule, (extra plies, deepest), with `deep_root_refresh` on or off
+    (off: the schedule of every other node)."""
+    if deep:
+        return ROOT_REFRESH_EXTRA, ROOT_REFRESH_MAX_DEPTH
+    return 0, REFRESH_MAX_DEPTH
 
 
 cdef class MCTSSearcher(Searcher):
     """PUCT (or UCT) with an MCTS-Solver over a node pool sized from the Hash option."""
 
     cdef MCTSState* state                # the main thread's
-    cdef SearchState* qs
-    cdef NodePool pool
+    cdef SearchState* qs                 # its board and leaf searches
+    cdef MCTSTree tree
     cdef MCTSShared shared               # counters and flags of every thread of a search
-    cdef MCTSState* helper_states        # threads - 1 helpers: their tree walks ...
-    cdef SearchState** helper_qs         # ... and their boards and leaf searches
-    cdef int helper_count
-    cdef list helper_threads
+    cdef MCTSState* helper_walks         # the helpers' tree walks (their boards and leaf searches: helpers)
     cdef TranspositionTable tt
     cdef public double exploration
-    cdef public double minimax_weight
     cdef public double c_puct
     cdef public double fpu_reduction
     cdef public double prior_temperature
@@ -231,17 +102,10 @@ cdef class MCTSSearcher(Searcher):
     cdef public bint reuse_tree
     cdef public bint recycle            # a full pool drops its least visited subtrees (mcts.pxd)
     cdef public bint visit_share_time   # the stop rule's visit-share scaling (DEFAULT_VISIT_SHARE_TIME)
-    cdef public bint settled_stop       # the early stop once the best move is settled (DEFAULT_SETTLED_STOP)
-    cdef public bint deep_leaf_weight   # the backup's candidate (DEFAULT_DEEP_LEAF_WEIGHT)
     cdef public bint fitted_priors      # the priors' fitted weights, else the hand-set ones (DEFAULT_FITTED_PRIORS)
     cdef public bint refresh_priors     # priors refreshed by searches of the node (DEFAULT_REFRESH_PRIORS)
-    cdef public bint refresh_value      # those searches' values shift the node's mean (DEFAULT_REFRESH_VALUE)
     cdef public bint deep_root_refresh  # the root's refreshes deeper and uncapped (DEFAULT_DEEP_ROOT_REFRESH)
-    cdef public bint root_search_bounds  # the root's refreshes bound its children's means (DEFAULT_ROOT_SEARCH_BOUNDS)
-    cdef public bint tt_bound_leaves     # deeper searches' table entries bound the leaves (DEFAULT_TT_BOUND_LEAVES)
-    cdef public bint contested_time      # more time while the root and the tree disagree (DEFAULT_CONTESTED_TIME)
     cdef public bint verified_move       # the favourite checked against the root's search (DEFAULT_VERIFIED_MOVE)
-    cdef public bint progressive_widening  # PUCT opens a node's moves as its visits grow (DEFAULT_PROGRESSIVE_WIDENING)
     cdef int leaf_code
     cdef int leaf_depth_value
     cdef int leaf_depth_root_value
@@ -250,10 +114,6 @@ cdef class MCTSSearcher(Searcher):
     cdef int root_material
     cdef int64_t seed_value
     cdef bint full_reported
-    cdef bint tree_valid
-    cdef bint tree_was_full          # the pool filled up in a search of this tree (tree_problems)
-    cdef bint root_filtered
-    cdef uint64_t root_key
 
     def __cinit__(self, *args, **kwargs):
         self.state = <MCTSState*>PyMem_Malloc(sizeof(MCTSState))
@@ -263,12 +123,10 @@ cdef class MCTSSearcher(Searcher):
         memset(self.state, 0, sizeof(MCTSState))
         self.state.verified_child = NODE_NONE      # (0 is a node)
         memset(self.qs, 0, sizeof(SearchState))
-        memset(&self.pool, 0, sizeof(NodePool))
         memset(&self.shared, 0, sizeof(MCTSShared))
-        self.helper_states = NULL
-        self.helper_qs = NULL
-        self.helper_count = 0
-        self.helper_threads = []
+        self.tree = MCTSTree()
+        self.helper_walks = NULL
+        self.helper_name = "kestrel-mcts"
         self.tt.entries = NULL
         self.tt.block = NULL
         self.state.signals = &self.control.signals
@@ -277,7 +135,6 @@ cdef class MCTSSearcher(Searcher):
 
     def __init__(self, hash_mb: int = 16, threads: int = 1) -> None:
         self.exploration = DEFAULT_EXPLORATION
-        self.minimax_weight = DEFAULT_MINIMAX_WEIGHT
         self.c_puct = DEFAULT_C_PUCT
         self.fpu_reduction = DEFAULT_FPU_REDUCTION
         self.prior_temperature = DEFAULT_PRIOR_TEMPERATURE
@@ -299,60 +156,12 @@ cdef class MCTSSearcher(Searcher):
         self.threads = threads
 
     def __dealloc__(self):
-        self._free_helpers()
-        pool_free(&self.pool)
+        PyMem_Free(self.helper_walks)
         tt_free(&self.tt)
         PyMem_Free(self.state)
         PyMem_Free(self.qs)
 
-    cdef void _free_helpers(self):
-        cdef int i
-        for i in range(self.helper_count):
-            PyMem_Free(self.helper_qs[i])
-        PyMem_Free(self.helper_qs)
-        PyMem_Free(self.helper_states)
-        self.helper_qs = NULL
-        self.helper_states = NULL
-        self.helper_count = 0
-
-    @property
-    def threads(self) -> int:
-        """Search threads (1..MAX_THREADS) growing the one tree: the main one and its helpers."""
-        return self.helper_count + 1
-
-    @threads.setter
-    def threads(self, value: int) -> None:
-        cdef int count = checked_thread_count(value)
-        cdef int i
-        if count - 1 == self.helper_count:
-            return
-        self._free_helpers()
-        if count == 1:
-            return
-        self.helper_states = <MCTSState*>PyMem_Malloc((count - 1) * sizeof(MCTSState))
-        self.helper_qs = <SearchState**>PyMem_Malloc((count - 1) * sizeof(SearchState*))
-        if self.helper_states == NULL or self.helper_qs == NULL:
-            self._free_helpers()
-            raise MemoryError("cannot allocate the search threads")
-        memset(self.helper_states, 0, (count - 1) * sizeof(MCTSState))
-        try:
-            for i in range(count - 1):
-                self.helper_qs[i] = new_leaf_state()
-                self.helper_count = i + 1
-        except MemoryError:
-            self._free_helpers()
-            raise
-
-    @property
-    def root_visits(self) -> int:
-        """Visits of the last search's root (for a fresh tree: its playouts)."""
-        return self.pool.nodes[self.state.root].visits if self.tree_valid else 0
-
-    @property
-    def thread_playouts(self) -> List[int]:
-        """Playouts of the last search, by thread (the main one first); they add up to ``playouts``."""
-        cdef int i
-        return [self.state.playouts] + [self.helper_states[i].playouts for i in range(self.helper_count)]
+    # ------------------------------------------------------------ settings
 
     @property
     def leaf_mode(self) -> str:
@@ -361,10 +170,7 @@ cdef class MCTSSearcher(Searcher):
 
     @leaf_mode.setter
     def leaf_mode(self, value: str) -> None:
-        name = str(value).strip().lower()
-        if name not in LEAF_MODES:
-            raise ValueError(f"leaf_mode must be one of {', '.join(LEAF_MODES)}, not {value!r}")
-        self.leaf_code = LEAF_EVAL if name == "eval" else LEAF_PLAYOUT
+        self.leaf_code = LEAF_EVAL if checked_choice("leaf_mode", value, LEAF_MODES) == "eval" else LEAF_PLAYOUT
 
     @property
     def leaf_depth(self) -> int:
@@ -373,7 +179,7 @@ cdef class MCTSSearcher(Searcher):
 
     @leaf_depth.setter
     def leaf_depth(self, value: int) -> None:
-        self.leaf_depth_value = _leaf_depth("leaf_depth", value)
+        self.leaf_depth_value = checked_leaf_depth("leaf_depth", value)
 
     @property
     def leaf_depth_root(self) -> int:
@@ -383,7 +189,7 @@ cdef class MCTSSearcher(Searcher):
 
     @leaf_depth_root.setter
     def leaf_depth_root(self, value: int) -> None:
-        self.leaf_depth_root_value = _leaf_depth("leaf_depth_root", value)
+        self.leaf_depth_root_value = checked_leaf_depth("leaf_depth_root", value)
 
     @property
     def selection(self) -> str:
@@ -392,10 +198,7 @@ cdef class MCTSSearcher(Searcher):
 
     @selection.setter
     def selection(self, value: str) -> None:
-        name = str(value).strip().lower()
-        if name not in SELECTIONS:
-            raise ValueError(f"selection must be one of {', '.join(SELECTIONS)}, not {value!r}")
-        self.selection_code = SELECT_PUCT if name == "puct" else SELECT_UCT
+        self.selection_code = SELECT_PUCT if checked_choice("selection", value, SELECTIONS) == "puct" else SELECT_UCT
 
     @property
     def value_model(self) -> str:
@@ -404,102 +207,40 @@ cdef class MCTSSearcher(Searcher):
 
     @value_model.setter
     def value_model(self, value: str) -> None:
-        name = str(value).strip().lower()
-        if name not in VALUE_MODELS:
-            raise ValueError(f"value_model must be one of {', '.join(VALUE_MODELS)}, not {value!r}")
+        name = checked_choice("value_model", value, VALUE_MODELS)
         self.value_model_code = VALUE_MODEL_WDL if name == "wdl" else VALUE_MODEL_LOGISTIC
 
     @property
-    def playouts(self) -> int:
-        """Playouts of the last search, every thread's (the `nodes` it reports add the leaves'
-        alpha-beta nodes)."""
-        return self.shared.playouts
+    def seed(self) -> int:
+        """Seed of the random playouts; the same seed and a fresh tree repeat a search."""
+        return self.seed_value
 
-    @property
-    def stop_reason(self) -> Optional[str]:
-        """Why the last search ended: 'stop', 'proven', 'limit', 'time' or 'settled'."""
-        return STOP_REASONS[self.state.stop_reason]
-
-    @property
-    def root_search_move(self) -> Optional[str]:
-        """The best move of the last search's latest refresh of the root (its deepest alpha-beta
-        search of the root position), or None when no refresh of the root has run."""
-        cdef Move move = root_search_move_of(self.shared.root_search)
-        return None if move == MOVE_NONE else move_to_uci(&self.qs.board, move)
-
-    def verify_favourite(self) -> Tuple[Optional[str], str]:
-        """Run `verified_move`'s check on the last search's tree now, untimed (for tests and
-        inspection: a search runs it itself when the switch is on and a clock ends it): returns
-        what it did, as `verification` says it, and the move it would play."""
-        if not self.tree_valid or best_child(&self.pool, self.state.root) == NODE_NONE:
-            raise ValueError("no search has left a tree with moves to check")
-        memset(&self.qs.time, 0, sizeof(TimeBudget))
-        self.qs.stopped = False
-        self.state.verification = VERIFY_NONE
-        self.state.verified_child = NODE_NONE
-        with nogil:
-            verify_tree_move(self.state)
-        return VERIFICATIONS[self.state.verification], move_to_uci(&self.qs.board,
-                                                                   self.pool.nodes[self._chosen_child()].move)
-
-    @property
-    def root_search(self) -> Optional[Tuple[str, int, int]]:
-        """The last search's latest refresh of the root: its best move, depth and score (the
-        score in centipawns for the side to move), or None when no refresh of the root has run."""
-        cdef uint64_t word = self.shared.root_search
-        if word == 0:
-            return None
-        return (move_to_uci(&self.qs.board, root_search_move_of(word)), root_search_depth_of(word),
-                root_search_score_of(word))
-
-    @property
-    def verification(self) -> Optional[str]:
-        """What `verified_move` did at the end of the last search: None (nothing to check),
-        'kept' (the favourite held), 'overruled' (the root search's move was played instead)
-        or 'cut off' (the hard limit stopped the check; the favourite was played)."""
-        return VERIFICATIONS[self.state.verification]
-
-    @property
-    def time_factor(self) -> float:
-        """The soft limit's scale when the last search stopped (1.0 unless visit_share_time
-        scaled it: below 1 when one root move took most playouts, above when it is contested;
-        1.0 under movetime, in a ponder search and without a clock)."""
-        return self.state.time_factor
-
-    @property
-    def recycles(self) -> int:
-        """How often the last search found the pool full and dropped its least visited subtrees."""
-        return self.shared.recycles
+    @seed.setter
+    def seed(self, value: int) -> None:
+        self.seed_value = int(value)
 
     def configure(self, **switches: bool) -> None:
-        """Switch techniques on or off by name: `visit_share_time` (the stop rule's, adopted),
-        `settled_stop` (the early stop once the most visited move cannot be overtaken, off),
-        `deep_leaf_weight` (the backup's candidate), `fitted_priors` (the priors' fitted weights,
-        adopted), `refresh_priors` (priors refreshed by searches as visits grow, adopted),
-        `refresh_value` (those searches' values shift the node's mean, a candidate),
-        `deep_root_refresh` (the root's refreshes deeper and uncapped, adopted),
-        `root_search_bounds` (the root's refreshes bound its children's means, a candidate),
-        `tt_bound_leaves` (deeper searches' table entries bound the leaves' scores, a candidate),
-        `contested_time` (more time, no early stop, while the root's latest search prefers
-        another move than the tree, a candidate), `verified_move` (the tree's favourite searched
-        as deep as the root's latest search before it is played, adopted), `progressive_widening`
-        (a node tries its moves one by one as its visits grow, off: it lost by games),
-        and `tt_keep_exact` and the leaves' alpha-beta switches (AlphaBetaSearcher.configure()'s
+        """Switch techniques on or off by name: `visit_share_time` (the stop rule's visit-share
+        scaling), `fitted_priors` (the priors' fitted weights), `refresh_priors` (priors refreshed
+        by searches as visits grow), `deep_root_refresh` (the root's refreshes deeper and
+        uncapped), `verified_move` (the tree's favourite searched as deep as the root's latest
+        search before it is played), all adopted and on by default,
+        and the leaves' alpha-beta switches (AlphaBetaSearcher.configure()'s
         names; the leaves never use aspiration windows).  A switch not named is as by default;
         an unknown name is a TypeError.  KESTREL_SEARCH_ON/OFF reach MCTS through this."""
-        own = {name: bool(switches.pop(name, default)) for name, default in OWN_SWITCH_DEFAULTS.items()}
-        keep_exact = bool(switches.pop("tt_keep_exact", False))
+        own = {name: bool(switches.pop(name, OWN_SWITCH_DEFAULTS[name])) for name in OWN_SWITCHES}
         leaf_config = with_switches(adopted_config(), switches)     # an unknown name raises here
         leaf_config["aspiration"] = False       # a leaf searches one full window, no iterations
         self.qs.config = leaf_config
         for name, on in own.items():
             setattr(self, name, on)
-        self.tt.exact_bonus = TT_EXACT_BONUS if keep_exact else 0
 
     @property
     def leaf_switches(self) -> Dict[str, bool]:
         """The search techniques of the leaves' alpha-beta and quiescence searches."""
         return {name: bool(on) for name, on in (<dict>self.qs.config).items()}
+
+    # ------------------------------------------------------------ the priors, for tests and their fit
 
     cdef void _set_position(self, Position position, MoveList* moves):
         """Put `position` on the leaf board (with this searcher's table) and its legal moves in `moves`."""
@@ -515,13 +256,13 @@ cdef class MCTSSearcher(Searcher):
         cdef int i
         self._set_position(position, &moves)
         move_priors(self.qs, moves.moves, moves.count, max(1e-3, float(self.prior_temperature)),
-                    weight_table(self.fitted_priors), values)
+                    prior_weight_table(self.fitted_priors), values)
         return {move_to_uci(&self.qs.board, moves.moves[i]): values[i] for i in range(moves.count)}
 
     def prior_features(self, position: Position, tt_move: Optional[str] = None) -> Dict[str, List[float]]:
         """The features the priors weigh (PRIOR_FEATURES, in order) for every legal move in
         `position`, with `tt_move` (UCI) as the table's move, or the table's own when None,
-        and this searcher's history: what `python -m search.policy_fit` fits the weights to."""
+        and this searcher's history: what `python -m tools.policy_fit` fits the weights to."""
         cdef MoveList moves
         cdef double features[PRIOR_FEATURE_COUNT]
         cdef Move hint
@@ -539,7 +280,7 @@ cdef class MCTSSearcher(Searcher):
     @staticmethod
     def prior_weights(fitted: bool) -> List[float]:
         """One of the priors' weight tables (PRIOR_FEATURES' order): the fitted or the hand-set one."""
-        cdef const double* table = weight_table(fitted)
+        cdef const double* table = prior_weight_table(fitted)
         return [table[k] for k in range(PRIOR_FEATURE_COUNT)]
 
     def store_tt_move(self, position: Position, move: str) -> None:
@@ -552,99 +293,53 @@ cdef class MCTSSearcher(Searcher):
             raise ValueError(f"{move!r} is not legal here")
         tt_store(&self.tt, self.qs.board.key, 1, 0, BOUND_LOWER, m, 0)
 
-    @property
-    def seed(self) -> int:
-        """Seed of the random playouts; the same seed and a fresh tree repeat a search."""
-        return self.seed_value
-
-    @seed.setter
-    def seed(self, value: int) -> None:
-        self.seed_value = int(value)
+    # ------------------------------------------------------------ the tables
 
     cdef int _resize(self, int megabytes) except -1:
         """The node pool takes 3/4 of the Hash, the table of the leaves' searches 1/4; clears the tree.
 
         The Hash budget is split, not doubled, so that `Hash` still bounds the memory.  A
         searched leaf visits tens to hundreds of alpha-beta nodes for each tree node, so
-        the table gets a larger share than the quiescence leaves needed (1/8 before)."""
+        the table gets a larger share than the quiescence leaves alone would need."""
         tt_mb = max(1, megabytes // 4)
         pool_bytes = max(1 << 20, (megabytes << 20) - (tt_mb << 20))
-        if pool_allocate(&self.pool, pool_bytes) != 0 or tt_resize(&self.tt, tt_mb) != 0:
+        if self.tree.allocate(pool_bytes) != 0 or tt_resize(&self.tt, tt_mb) != 0:
             raise MemoryError(f"cannot allocate a {megabytes} MB node pool")
-        self.tree_valid = False
         return 0
 
     cdef int _load_params(self) except -1:
         # The leaves' quiescence search reads the same table as alpha-beta.
         return load_search_params(&self.qs.params, self.search_params)
 
+    def clear(self) -> None:
+        """Forget the tree and the quiescence table (for ucinewgame)."""
+        cdef int i
+        self.tree.clear()
+        tt_clear(&self.tt)
+        memset(self.qs.history, 0, sizeof(self.qs.history))
+        for i in range(self.helper_count):
+            memset(self.helpers[i].history, 0, sizeof(self.helpers[i].history))
+
+    def hashfull(self) -> int:
+        """Pool use in per mille."""
+        if self.tree.pool.capacity == 0:
+            return 0
+        return <int>(<uint64_t>self.tree.used * 1000 // self.tree.pool.capacity)
+
     @property
     def pool_capacity(self) -> int:
         """How many nodes the pool holds at most."""
-        return self.pool.capacity
+        return self.tree.capacity
 
     @property
     def pool_used(self) -> int:
         """Nodes in the tree now."""
-        return pool_used(&self.pool)
-
-    def clear(self) -> None:
-        """Forget the tree and the quiescence table (for ucinewgame)."""
-        cdef int i
-        self.tree_valid = False
-        self.pool.used = 0
-        tt_clear(&self.tt)
-        memset(self.qs.history, 0, sizeof(self.qs.history))
-        for i in range(self.helper_count):
-            memset(self.helper_qs[i].history, 0, sizeof(self.helper_qs[i].history))
-
-    def hashfull(self) -> int:
-        """Pool use in per mille."""
-        if self.pool.capacity == 0:
-            return 0
-        return <int>(<uint64_t>pool_used(&self.pool) * 1000 // self.pool.capacity)
-
-    cdef uint32_t _prepare_tree(self, list allowed) except? NODE_NONE:
-        """The root for this search: the kept subtree of an earlier search if this position
-        follows its root within a few plies, else a fresh root with its children."""
-        cdef MCTSState* s = self.state
-        cdef Board* b = &self.qs.board
-        cdef uint32_t node, child, i
-        cdef int k, j
-        cdef uint64_t key
-        cdef Move m
-        cdef Move moves[256]
-        if self.tree_valid and self.reuse_tree and not allowed:
-            for k in range(0, min(MAX_REUSE_PLIES, b.game_ply) + 1):
-                key = b.key if k == 0 else b.history[b.game_ply - k].key
-                if key != self.root_key or (k == 0 and self.root_filtered):
-                    continue
-                node = s.root
-                for j in range(k):
-                    m = b.history[b.game_ply - k + j].move
-                    child = NODE_NONE
-                    for i in range(self.pool.nodes[node].child_count):
-                        if self.pool.nodes[self.pool.nodes[node].first_child + i].move == m:
-                            child = self.pool.nodes[node].first_child + i
-                            break
-                    node = child
-                    if node == NODE_NONE:
-                        break
-                if node != NODE_NONE and self.pool.nodes[node].child_count > 0:
-                    return pool_keep_subtree(&self.pool, node)
-                break
-        node = pool_new_root(&self.pool)
-        self.tree_was_full = False
-        for j in range(len(allowed)):
-            moves[j] = allowed[j]
-        if expand(s, node, moves if allowed else NULL, len(allowed)) == NODE_NONE:
-            raise MemoryError("the node pool cannot hold the root's moves")
-        return node
+        return self.tree.used
 
     # ------------------------------------------------------------ one search
 
     cdef void _no_legal_move(self):
-        self.tree_valid = False
+        self.tree.valid = False
 
     cdef int _prepare(self, Board* root, list allowed, TimeBudget budget, object limits) except -1:
         cdef MCTSState* s = self.state
@@ -652,14 +347,13 @@ cdef class MCTSSearcher(Searcher):
         memcpy(&qs.board, root, sizeof(Board))
         drop_old_history(&qs.board, 300)
         s.qs = qs
-        s.pool = &self.pool
+        s.pool = &self.tree.pool
         s.exploration = max(0.0, float(self.exploration))
-        s.minimax_weight = max(0.0, min(1.0, float(self.minimax_weight)))
         s.selection = self.selection_code
         s.c_puct = max(0.0, float(self.c_puct))
         s.fpu_reduction = max(0.0, min(1.0, float(self.fpu_reduction)))
         s.prior_temperature = max(1e-3, float(self.prior_temperature))
-        s.prior_weights = weight_table(self.fitted_priors)
+        s.prior_weights = prior_weight_table(self.fitted_priors)
         s.leaf_mode = self.leaf_code
         s.leaf_depth = self.leaf_depth_value
         s.leaf_depth_root = self.leaf_depth_root_value
@@ -674,140 +368,85 @@ cdef class MCTSSearcher(Searcher):
         qs.tt = &self.tt
         self.root_material = board_material(&qs.board)
         shared_reset(&self.shared, self.helper_count)
-        s.root = self._prepare_tree(allowed)
-        self.tree_valid = False         # until this search leaves a consistent tree
-        self.root_key = qs.board.key
-        self.root_filtered = bool(allowed)
+        s.root = self.tree.prepare_root(s, &qs.board, allowed, self.reuse_tree)
         self.full_reported = False
         tt_new_search(&self.tt)
         s.time = budget
         s.visit_share_time = self.visit_share_time
-        s.settled_stop = self.settled_stop
-        s.contested_time = self.contested_time
         s.verified_move = self.verified_move
-        s.progressive_widening = self.progressive_widening
         s.verified_child = NODE_NONE
-        s.deep_leaf_weight = self.deep_leaf_weight
         s.refresh_priors = self.refresh_priors
-        s.refresh_value_share = REFRESH_VALUE_SHARE / 1000.0 if self.refresh_value else 0.0
         s.root_refresh_extra, s.root_refresh_max_depth = root_refresh_schedule(self.deep_root_refresh)
-        s.root_bound_share = ROOT_BOUND_SHARE / 1000.0 if self.root_search_bounds else 0.0
-        s.tt_bound_leaves = self.tt_bound_leaves
         s.time_factor = 1.0
         qs.time = budget        # a leaf's search stops at the hard limit too
         s.playout_limit, s.depth_limit, s.mate_limit = limits.fixed_limits()
-        self._start_helpers()
         return 0
 
-    cdef void _start_helpers(self):
-        """Give every helper a copy of the main thread's settings, root and limits, with its own
-        board, leaf-search state, random stream and no clock (the main thread stops it), then
-        start their threads: they grow the tree until the main thread is done."""
-        cdef MCTSState* s = self.state
-        cdef MCTSState* h
-        cdef SearchState* q
-        cdef int i, started = 0
-        self.helper_threads = []
-        try:
-            for i in range(self.helper_count):
-                h = &self.helper_states[i]
-                q = self.helper_qs[i]
-                memcpy(&q.board, &self.qs.board, sizeof(Board))
-                q.config = self.qs.config
-                q.params = self.qs.params
-                q.tt = &self.tt
-                memset(&q.time, 0, sizeof(TimeBudget))      # untimed: the main thread watches the clock
-                q.signals = &self.shared.helper_signals
-                q.completed_depth = 1
-                h[0] = s[0]
-                h.qs = q
-                h.signals = &self.shared.helper_signals
-                h.reporter = NULL
-                h.rng = s.rng + <uint64_t>(i + 1) * <uint64_t>HELPER_SEED_STEP
-                thread = threading.Thread(target=self._helper_main, args=(i,), name=f"kestrel-mcts-{i + 1}",
-                                          daemon=True)
-                thread.start()
-                started += 1
-                self.helper_threads.append(thread)
-        except BaseException:
-            # The helpers never started do not count; stop those that did before giving up.
-            with nogil:
-                helpers_not_started(&self.shared, self.helper_count - started)
-                stop_helpers(&self.shared)
-            for thread in self.helper_threads:
-                thread.join()
-            self.helper_threads = []
-            raise
+    cdef int _resize_helpers(self) except -1:
+        """One tree walk per helper state of the Searcher (helper_count of them)."""
+        PyMem_Free(self.helper_walks)
+        self.helper_walks = NULL
+        if self.helper_count > 0:
+            self.helper_walks = <MCTSState*>PyMem_Malloc(self.helper_count * sizeof(MCTSState))
+            if self.helper_walks == NULL:
+                raise MemoryError("cannot allocate the search threads")
+            memset(self.helper_walks, 0, self.helper_count * sizeof(MCTSState))
+        return 0
 
-    def _helper_main(self, int index) -> None:
-        with nogil:
-            mcts_helper(&self.helper_states[index])
+    cdef int _prepare_helper(self, int index) except -1:
+        """A copy of the main thread's settings, root and limits, with the helper's own board,
+        leaf-search state, random stream and no clock (the main thread stops it)."""
+        cdef MCTSState* h = &self.helper_walks[index]
+        cdef SearchState* q = self.helpers[index]
+        memcpy(&q.board, &self.qs.board, sizeof(Board))
+        q.config = self.qs.config
+        q.params = self.qs.params
+        q.tt = &self.tt
+        memset(&q.time, 0, sizeof(TimeBudget))      # untimed: the main thread watches the clock
+        q.signals = &self.shared.helper_signals
+        q.completed_depth = 1
+        h[0] = self.state[0]
+        h.qs = q
+        h.signals = &self.shared.helper_signals
+        h.reporter = NULL
+        h.rng = self.state.rng + <uint64_t>(index + 1) * <uint64_t>HELPER_SEED_STEP
+        return 0
+
+    cdef void _run_helper(self, int index) noexcept nogil:
+        mcts_helper(&self.helper_walks[index])
+
+    cdef void _abandon_helpers(self, int started) noexcept nogil:
+        # The helpers never started do not count; those that did are stopped.
+        helpers_not_started(&self.shared, self.helper_count - started)
+        stop_helpers(&self.shared)
 
     cdef void _run(self) noexcept nogil:
         mcts_search(self.state)     # it stops the helpers and waits for them before it returns
 
     cdef object _finish(self):
-        cdef uint32_t best
-        for thread in self.helper_threads:
-            thread.join()
-        self.helper_threads = []
-        best = self._chosen_child()
-        self.tree_valid = True
-        self.tree_was_full = self.tree_was_full or self.shared.pool_full or self.shared.recycles > 0
-        pv = self._pv_from(best)
+        cdef uint32_t best = self._chosen_child()
+        self.tree.search_done(&self.shared)
+        pv = self.tree.pv_from(best, &self.qs.board)
         value = self._child_value(best)
         return SearchResult(pv[0], pv[1] if len(pv) > 1 else None, uci_score(value),
                             self._average_depth(), self.shared.nodes, pv, value)
 
-    # ------------------------------------------------------------ results and reports
-
-    cdef list _pv_from(self, uint32_t node):
-        """The most visited path from a root child (the proven best where it is proven)."""
-        cdef Board* b = &self.qs.board
-        pv = []
-        while node != NODE_NONE and len(pv) < 64:
-            pv.append(move_to_uci(b, self.pool.nodes[node].move))
-            if not node_expanded(&self.pool.nodes[node]):
-                break       # a leaf (or, while helpers run, children not yet published)
-            node = best_child(&self.pool, node)
-            if node != NODE_NONE and self.pool.nodes[node].visits == 0 \
-                    and self.pool.nodes[node].proven == PROVEN_UNKNOWN:
-                break
-        return pv
+    # ------------------------------------------------------------ the move and the reports
 
     cdef uint32_t _chosen_child(self):
         """The root child to play: the tree's favourite (best_child), unless `verified_move`
         found it refuted and put the root search's move in its place."""
         if self.state.verified_child != NODE_NONE:
             return self.state.verified_child
-        return best_child(&self.pool, self.state.root)
+        return best_child(&self.tree.pool, self.state.root)
 
     cdef int _child_value(self, uint32_t child):
-        """A root child's score for `info` and the result: the tree's (node_value), but for a
-        move `verified_move` put in place of a refuted favourite, which the tree may hardly have
+        """A root child's score for `info` and the result: the tree's, but for a move
+        `verified_move` put in place of a refuted favourite, which the tree may hardly have
         visited: the root search's score for it, which is what chose it."""
         if child == self.state.verified_child and self.state.verification == VERIFY_OVERRULED:
             return root_search_score_of(self.shared.root_search)
-        return node_value(&self.pool.nodes[child], self.value_model_code, self.root_material)
-
-    cdef list _ranked_root_children(self):
-        """Root children, best first by the rule of the final move choice."""
-        cdef const Node* root = &self.pool.nodes[self.state.root]
-        cdef uint32_t first = self._chosen_child()
-        cdef uint32_t i
-        cdef const Node* c
-        keyed = []
-        for i in range(root.child_count):
-            c = &self.pool.nodes[root.first_child + i]
-            if c.proven == PROVEN_WIN:
-                key = (3, -c.mate_plies, 0.0)
-            elif c.proven == PROVEN_LOSS:
-                key = (1, c.mate_plies, 0.0)
-            else:
-                key = (2, c.visits, c.value_sum / c.visits if c.visits else 0.0)
-            keyed.append((root.first_child + i != first, tuple(-x for x in key), i))
-        keyed.sort()
-        return [root.first_child + entry[2] for entry in keyed]
+        return self.tree.node_score(child, self.value_model_code, self.root_material)
 
     def _average_depth(self) -> int:
         if self.shared.playouts == 0:
@@ -829,347 +468,99 @@ cdef class MCTSSearcher(Searcher):
             self.full_reported = True
             self._emit(InfoString("node pool full, tree stops growing"))
         depth = self._average_depth()
-        ranked = self._ranked_root_children()
+        ranked = self.tree.ranked_children(self.state.root, self._chosen_child())
         for line in range(min(max(1, min(self.multipv, MAX_MULTIPV)), len(ranked))):
             child = ranked[line]
             value = self._child_value(child)
-            self._emit(self._pv_line(depth, s.seldepth, line + 1, value, None, s.nodes, self._pv_from(child)))
+            self._emit(self._pv_line(depth, s.seldepth, line + 1, value, None, s.nodes,
+                                     self.tree.pv_from(child, &self.qs.board)))
 
-    # ------------------------------------------------------------ inspection
+    # ------------------------------------------------------------ what the last search did
 
-    cdef bint _at_or_next_to_root(self, uint32_t node):
-        """Whether `node` is the root or one of its children."""
-        return node == self.state.root or self.pool.nodes[node].parent == self.state.root
+    @property
+    def playouts(self) -> int:
+        """Playouts of the last search, every thread's (the `nodes` it reports add the leaves'
+        alpha-beta nodes)."""
+        return self.shared.playouts
 
-    def tree_problems(self, strict: bool = True, limit: int = 20) -> List[str]:
-        """What is wrong with the tree after a search (at most `limit` findings; [] when sound).
+    @property
+    def thread_playouts(self) -> List[int]:
+        """Playouts of the last search, by thread (the main one first); they add up to ``playouts``."""
+        cdef int i
+        return [self.state.playouts] + [self.helper_walks[i].playouts for i in range(self.helper_count)]
 
-        Once every thread is done, no walk is under way, so no virtual loss may be left and no
-        node may be half checked or half expanded: a new node has no visits (nor has a leaf
-        whose only visit a stop cut off, which the next walk values); an expanded node
-        has its children published, pointing back at it, and one visit of its own (the leaf
-        visit before its expansion) besides theirs, more only if it is proven (its exact value
-        is backed up without going down) and none at a fresh root; a leaf not proven has been
-        valued at most once, unless the pool was full or it is too deep to expand.  (A leaf
-        valued again and again while the pool was full may be expanded in a later search of the
-        same tree, once compaction has made room: such a tree only has to have at least one
-        visit of its own at each expanded node.)
+    @property
+    def root_visits(self) -> int:
+        """Visits of the last search's root (for a fresh tree: its playouts)."""
+        return self.tree.pool.nodes[self.state.root].visits if self.tree.valid else 0
 
-        Not `strict`: after a `stop` with several threads, a node whose first visit was cut off
-        while another thread expanded it may lack its own visit (but never have one more).
-        With `deep_leaf_weight` a leaf's own visit counts as 1 + its search depth, which a kept
-        tree no longer knows: such a node only has to have at least one visit of its own.
+    @property
+    def stop_reason(self) -> Optional[str]:
+        """Why the last search ended: 'stop', 'proven', 'limit' or 'time'."""
+        return STOP_REASONS[self.state.stop_reason]
 
-        Values: what an expanded node's sum holds beyond its children's (each seen from the
-        other side) is its own visits' results, each in [0, 1], except with `refresh_value`,
-        which moves a refreshed node's mean without its children's, and at the root and its
-        children with `root_search_bounds`, which moves a root child's mean the same way.
-        """
-        cdef uint32_t i, j, child, depth, used = pool_used(&self.pool)
-        cdef const Node* n
-        cdef uint64_t below
-        cdef double own_sum
-        cdef bint own_visits_vary = self.tree_was_full or self.deep_leaf_weight
-        problems = []
-        for i in range(used):
-            n = &self.pool.nodes[i]
-            if n.stage == STAGE_EXPANDED:
-                if n.child_count == 0 or <uint64_t>n.first_child + n.child_count > used:
-                    problems.append(f"node {i}: expanded with children {n.first_child}+{n.child_count}")
-                    continue
-                below = 0
-                own_sum = n.value_sum
-                for j in range(n.child_count):
-                    child = n.first_child + j
-                    below += self.pool.nodes[child].visits
-                    own_sum -= self.pool.nodes[child].visits - self.pool.nodes[child].value_sum
-                    if self.pool.nodes[child].parent != i:
-                        problems.append(f"node {child}: parent {self.pool.nodes[child].parent}, not {i}")
-                if i == self.state.root:
-                    if n.visits < below:
-                        problems.append(f"root {i}: {n.visits} visits, {below} below it")
-                elif n.proven != PROVEN_UNKNOWN:
-                    if n.visits < below + (1 if strict else 0):
-                        problems.append(f"proven node {i}: {n.visits} visits, {below} below it")
-                elif own_visits_vary:
-                    if n.visits < below + (1 if strict else 0):
-                        problems.append(f"node {i}: {n.visits} visits, {below} below it")
-                elif n.visits != below + 1 and (strict or n.visits != below):
-                    problems.append(f"node {i}: {n.visits} visits, {below} below it + 1")
-                if not self.refresh_value and n.visits >= below and \
-                        not (self.root_search_bounds and self._at_or_next_to_root(i)) and \
-                        not -1e-6 <= own_sum <= n.visits - below + 1e-6:
-                    problems.append(f"node {i}: own results sum to {own_sum} for {n.visits - below} visits")
-            elif n.stage == STAGE_NEW:
-                if n.visits != 0 and i != self.state.root:
-                    problems.append(f"new node {i}: {n.visits} visits")
-            elif n.stage == STAGE_LEAF:
-                if n.proven == PROVEN_UNKNOWN and n.visits > 1 and not own_visits_vary:
-                    depth = 0
-                    child = i
-                    while self.pool.nodes[child].parent != NODE_NONE:
-                        child = self.pool.nodes[child].parent
-                        depth += 1
-                    if depth < MAX_TREE_DEPTH:
-                        problems.append(f"leaf {i}: {n.visits} visits")
-            else:
-                problems.append(f"node {i}: left in stage {n.stage}")
-            if n.value_sum < -1e-9 or n.value_sum > n.visits + 1e-9:
-                problems.append(f"node {i}: value sum {n.value_sum} for {n.visits} visits")
-            if len(problems) >= limit:
-                break
-        return problems[:limit]
+    @property
+    def time_factor(self) -> float:
+        """The soft limit's scale when the last search stopped (1.0 unless visit_share_time
+        scaled it: below 1 when one root move took most playouts, above when it is contested;
+        1.0 under movetime, in a ponder search and without a clock)."""
+        return self.state.time_factor
+
+    @property
+    def recycles(self) -> int:
+        """How often the last search found the pool full and dropped its least visited subtrees."""
+        return self.shared.recycles
+
+    @property
+    def root_search(self) -> Optional[Tuple[str, int, int]]:
+        """The last search's latest refresh of the root: its best move, depth and score (the
+        score in centipawns for the side to move), or None when no refresh of the root has run."""
+        cdef uint64_t word = self.shared.root_search
+        if word == 0:
+            return None
+        return (move_to_uci(&self.qs.board, root_search_move_of(word)), root_search_depth_of(word),
+                root_search_score_of(word))
+
+    @property
+    def root_search_move(self) -> Optional[str]:
+        """The best move of the last search's latest refresh of the root (its deepest alpha-beta
+        search of the root position), or None when no refresh of the root has run."""
+        cdef Move move = root_search_move_of(self.shared.root_search)
+        return None if move == MOVE_NONE else move_to_uci(&self.qs.board, move)
+
+    @property
+    def verification(self) -> Optional[str]:
+        """What `verified_move` did at the end of the last search: None (nothing to check),
+        'kept' (the favourite held), 'overruled' (the root search's move was played instead)
+        or 'cut off' (the hard limit stopped the check; the favourite was played)."""
+        return VERIFICATIONS[self.state.verification]
+
+    def verify_favourite(self) -> Tuple[Optional[str], str]:
+        """Run `verified_move`'s check on the last search's tree now, untimed (for tests and
+        inspection: a search runs it itself when the switch is on and a clock ends it): returns
+        what it did, as `verification` says it, and the move it would play."""
+        if not self.tree.valid or best_child(&self.tree.pool, self.state.root) == NODE_NONE:
+            raise ValueError("no search has left a tree with moves to check")
+        memset(&self.qs.time, 0, sizeof(TimeBudget))
+        self.qs.stopped = False
+        self.state.verification = VERIFY_NONE
+        self.state.verified_child = NODE_NONE
+        with nogil:
+            verify_tree_move(self.state)
+        return VERIFICATIONS[self.state.verification], move_to_uci(&self.qs.board,
+                                                                   self.tree.pool.nodes[self._chosen_child()].move)
 
     def root_children(self) -> List[Dict]:
         """The root's moves after a search: move, visits, mean value, proven result."""
-        cdef const Node* root = &self.pool.nodes[self.state.root]
-        cdef const Node* c
-        cdef uint32_t i
-        out = []
-        if not self.tree_valid:
-            return out
-        for i in range(root.child_count):
-            c = &self.pool.nodes[root.first_child + i]
-            out.append({"move": move_to_uci(&self.qs.board, c.move), "visits": c.visits,
-                        "value": c.value_sum / c.visits if c.visits else None,
-                        "prior": c.prior / <double>PRIOR_ONE,
-                        "proven": _PROVEN_NAMES[c.proven], "mate_plies": c.mate_plies})
-        return out
+        return self.tree.root_children(self.state.root, &self.qs.board)
 
-    def tree_widths(self) -> List[Tuple[int, int, int]]:
-        """Every expanded node of the tree after a search, as (visits, legal moves, moves tried):
-        how widely selection opens a node at its visits (docs/mcts.md, "Progressive widening")."""
-        cdef const Node* n
-        cdef uint32_t node, i, tried
-        out = []
-        if not self.tree_valid:
-            return out
-        stack = [self.state.root]
-        while stack:
-            node = stack.pop()
-            n = &self.pool.nodes[node]
-            if n.child_count == 0:
-                continue
-            tried = 0
-            for i in range(n.child_count):
-                if self.pool.nodes[n.first_child + i].visits > 0:
-                    tried += 1
-                    stack.append(n.first_child + i)
-            out.append((n.visits, n.child_count, tried))
-        return out
+    def tree_nodes(self) -> List[TreeNode]:
+        """Every node of the pool as the last search left it, in pool order, the root first: what
+        tests check the tree's invariants on (tests/mcts_tree_checks.py).  Not while a search runs."""
+        return self.tree.nodes()
 
-
-cdef (int, int) root_refresh_schedule(bint deep):
-    """The root's refresh schedule, (extra plies, deepest), with `deep_root_refresh` on or off
-    (off: the schedule of every other node)."""
-    if deep:
-        return ROOT_REFRESH_EXTRA, ROOT_REFRESH_MAX_DEPTH
-    return 0, REFRESH_MAX_DEPTH
-
-
-def prior_refresh_depth(visits: int, root: bool = False, deep_root_refresh: bool = False) -> int:
-    """The plies of the search that refreshes a node's priors when it has `visits` visits
-    (the `refresh_priors` switch), 0 when none does; the root's differ with `deep_root_refresh`."""
-    if not 0 <= visits < 2**32:
-        raise ValueError(f"visits out of range: {visits}")
-    cdef int extra, max_depth
-    extra, max_depth = root_refresh_schedule(root and deep_root_refresh)
-    return refresh_depth(visits, extra, max_depth)
-
-
-# ---------------------------------------------------------------- speed
-
-# (name, leaf mode, leaf depth, leaf depth near the root): the defaults first.
-BENCH_MODES = (
-    (f"eval-d{DEFAULT_LEAF_DEPTH}-r{DEFAULT_LEAF_DEPTH_ROOT}", "eval", DEFAULT_LEAF_DEPTH, DEFAULT_LEAF_DEPTH_ROOT),
-    ("eval-d0", "eval", 0, 0), ("eval-d1", "eval", 1, 0), ("eval-d2", "eval", 2, 0), ("playout", "playout", 0, 0),
-)
-
-
-def bench(playouts: int = 20000, out: Callable[[str], None] = print,
-          positions: Optional[List[str]] = None, threads: int = 1,
-          modes: Optional[List[str]] = None) -> Dict[str, float]:
-    """Playouts per second in each leaf mode (the default quiescence leaves with depth-4 leaves
-    near the root, eval at leaf depths 0, 1, 2 everywhere, and random playouts, or the `modes`
-    named from BENCH_MODES) over the bench positions, `playouts` each, with the
-    default PUCT selection and `threads` search threads.
-
-    Prints wall-clock and process-CPU rates (the CPU rate is the fair one on a shared
-    machine; with threads it adds up every thread's time, so compare wall rates, on an idle
-    machine) and nodes (playouts plus the leaves' alpha-beta nodes) per CPU second; returns
-    the CPU playout rates by mode.  ``python -c "from search.mcts_searcher import bench; bench()"``
-    """
-    import time
-    from search.bench import BENCH_POSITIONS
-
-    rates = {}
-    for name, mode, depth, root_depth in BENCH_MODES:
-        if modes is not None and name not in modes:
-            continue
-        searcher = MCTSSearcher(hash_mb=256, threads=threads)
-        searcher.leaf_mode = mode
-        searcher.leaf_depth = depth
-        searcher.leaf_depth_root = root_depth
-        searcher.seed = 1
-        total, nodes, wall, cpu = 0, 0, 0.0, 0.0
-        for fen in positions if positions is not None else BENCH_POSITIONS:
-            searcher.clear()
-            wall_start, cpu_start = time.perf_counter(), time.process_time()
-            nodes += searcher.search(Position(fen), SearchLimits(nodes=playouts)).nodes
-            wall += time.perf_counter() - wall_start
-            cpu += time.process_time() - cpu_start
-            total += searcher.playouts
-        rates[name] = total / max(cpu, 1e-9)
-        out(f"{name:8s} playouts {total:8d}  wall {wall:6.2f} s {total / max(wall, 1e-9):9.0f}/s"
-            f"  cpu {cpu:6.2f} s {rates[name]:9.0f}/s  nodes {nodes / max(cpu, 1e-9):9.0f}/s")
-    return rates
-
-
-# ---------------------------------------------------------------- test hooks
-
-def tried_moves_limit(visits: int) -> int:
-    """How many of a node's moves selection may have tried at `visits` visits under progressive
-    widening, before only the move with the node's highest prior may be tried next."""
-    if not 0 <= visits < 2**32:
-        raise ValueError(f"visits out of range: {visits}")
-    return widening_limit(visits)
-
-
-def puct(q: float, prior: float, parent_visits: int, child_visits: int, c_puct: float) -> float:
-    """PUCT of a child with value `q`, written out plainly: the score that selection, which
-    rearranges the arithmetic for speed, maximises (tests check the one against the other)."""
-    return q + c_puct * prior * math.sqrt(parent_visits) / (1.0 + child_visits)
-
-
-def win_probability(cp: int, model: str, material: int) -> float:
-    """A leaf score as the expected result the tree backs up ('wdl' or 'logistic')."""
-    if model not in VALUE_MODELS:
-        raise ValueError(f"model must be one of {', '.join(VALUE_MODELS)}, not {model!r}")
-    return score_to_probability(cp, VALUE_MODEL_WDL if model == "wdl" else VALUE_MODEL_LOGISTIC, material)
-
-
-def score_of_probability(q: float, model: str, material: int) -> int:
-    """The inverse of win_probability, as reports use it."""
-    return probability_to_score(q, VALUE_MODEL_WDL if model == "wdl" else VALUE_MODEL_LOGISTIC, material)
-
-
-def ucb(parent_visits: int, child_visits: int, value_sum: float, c: float) -> float:
-    """UCB1 of a child, as selection computes it (inf for an unvisited child)."""
-    cdef double log_n = math.log(parent_visits) if parent_visits > 1 else 0.0
-    cdef double score = ucb_score(log_n, child_visits, value_sum, c)
-    return math.inf if score >= 1e300 else score
-
-
-cdef class HandTree:
-    """A node pool built by hand, to check selection, backpropagation and the solver."""
-
-    cdef NodePool pool
-
-    def __cinit__(self, *args, **kwargs):
-        memset(&self.pool, 0, sizeof(NodePool))
-
-    def __init__(self, capacity: int = 256) -> None:
-        if pool_allocate(&self.pool, max(256, int(capacity)) * (sizeof(Node) + sizeof(uint32_t))) != 0:
-            raise MemoryError()
-        pool_new_root(&self.pool)
-
-    def __dealloc__(self):
-        pool_free(&self.pool)
-
-    def _check(self, node: int) -> int:
-        if not 0 <= node < self.pool.used:
-            raise IndexError(f"no node {node}")
-        return node
-
-    def add_children(self, parent: int, count: int) -> List[int]:
-        """Give a leaf `count` children (moves 1..count); their indices."""
-        cdef uint32_t p = self._check(parent), first, i
-        if self.pool.nodes[p].child_count:
-            raise ValueError("node already has children")
-        if not 1 <= count <= 255:
-            raise ValueError("a node has 1 to 255 children")
-        first = pool_alloc(&self.pool, count)
-        if first == NODE_NONE:
-            raise MemoryError("hand tree full")
-        for i in range(count):
-            memset(&self.pool.nodes[first + i], 0, sizeof(Node))
-            self.pool.nodes[first + i].parent = p
-            self.pool.nodes[first + i].first_child = NODE_NONE
-            self.pool.nodes[first + i].minimax = 0.5
-            self.pool.nodes[first + i].prior = <uint32_t>(PRIOR_ONE // count)
-            self.pool.nodes[first + i].move = <Move>(i + 1)
-        self.pool.nodes[p].first_child = first
-        self.pool.nodes[p].child_count = count
-        self.pool.nodes[p].stage = STAGE_EXPANDED
-        return list(range(first, first + count))
-
-    def set_stats(self, node: int, visits: int, value_sum: float) -> None:
-        self._check(node)
-        self.pool.nodes[node].visits = visits
-        self.pool.nodes[node].value_sum = value_sum
-
-    def set_prior(self, node: int, prior: float) -> None:
-        """The node's prior, stored as selection reads it (in 1/65535ths, at least 1)."""
-        self._check(node)
-        self.pool.nodes[node].prior = max(1, min(PRIOR_ONE, int(round(prior * PRIOR_ONE))))
-
-    def prior(self, node: int) -> float:
-        return self.pool.nodes[self._check(node)].prior / <double>PRIOR_ONE
-
-    def stats(self, node: int) -> Tuple[int, float]:
-        self._check(node)
-        return self.pool.nodes[node].visits, self.pool.nodes[node].value_sum
-
-    def parent(self, node: int) -> Optional[int]:
-        cdef uint32_t p = self.pool.nodes[self._check(node)].parent
-        return None if p == NODE_NONE else p
-
-    def select(self, node: int, c: float, minimax_weight: float = 0.0) -> Optional[int]:
-        """The child UCB1 selection picks, None if none can be picked."""
-        cdef uint32_t chosen = select_child(&self.pool, self._check(node), c, minimax_weight)
-        return None if chosen == NODE_NONE else chosen
-
-    def select_puct(self, node: int, c_puct: float, fpu_reduction: float = 0.0,
-                    minimax_weight: float = 0.0, widen: bool = False) -> Optional[int]:
-        """The child PUCT selection picks (with progressive widening if `widen`), None if none can be picked."""
-        cdef uint32_t chosen = select_child_puct(&self.pool, self._check(node), c_puct, fpu_reduction,
-                                                 minimax_weight, widen)
-        return None if chosen == NODE_NONE else chosen
-
-    def backpropagate(self, node: int, value: float) -> None:
-        """Back up `value` (for the player who moved into `node`) to the root, minimax values too."""
-        backpropagate(&self.pool, self._check(node), value, 0, 1)
-        backup_minimax(&self.pool, node, value)
-
-    def minimax(self, node: int) -> float:
-        return self.pool.nodes[self._check(node)].minimax
-
-    def prove(self, node: int, result: str, mate_plies: int = 0) -> None:
-        """Mark a leaf as a terminal result (for the player who moved into it) and propagate."""
-        self._check(node)
-        self.pool.nodes[node].proven = _PROVEN_CODES[result]
-        self.pool.nodes[node].mate_plies = mate_plies
-        propagate_proof(&self.pool, node, 0)
-
-    def proven(self, node: int) -> Tuple[Optional[str], int]:
-        self._check(node)
-        return _PROVEN_NAMES[self.pool.nodes[node].proven], self.pool.nodes[node].mate_plies
-
-    def best_child(self, node: int) -> Optional[int]:
-        cdef uint32_t chosen = best_child(&self.pool, self._check(node))
-        return None if chosen == NODE_NONE else chosen
-
-    def keep_subtree(self, node: int) -> int:
-        """Compact the pool to the subtree under `node`; returns the pool's new size."""
-        pool_keep_subtree(&self.pool, self._check(node))
-        return self.pool.used
-
-    def recycle(self, target: int) -> Tuple[int, int]:
-        """Drop the least visited subtrees until at most `target` nodes are left:
-        (the visit threshold used, the pool's new size)."""
-        cdef uint32_t threshold = pool_recycle(&self.pool, 0, max(1, int(target)))
-        return threshold, self.pool.used
-
-    def children(self, node: int) -> List[int]:
-        cdef const Node* n = &self.pool.nodes[self._check(node)]
-        return list(range(n.first_child, n.first_child + n.child_count)) if n.child_count else []
+    @property
+    def tree_was_full(self) -> bool:
+        """Whether the pool filled up in a search of this tree (its leaves may then have been
+        valued more than once, each time the tree could not grow them)."""
+        return self.tree.was_full

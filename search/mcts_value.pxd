@@ -4,7 +4,7 @@
 # (win 1, draw 1/2, loss 0).  Two curves turn a score into it:
 #   VALUE_MODEL_LOGISTIC  the Elo curve, 1 / (1 + 10^(-cp / 400)), the same at any material;
 #   VALUE_MODEL_WDL       win + draw / 2 of the WDL model fitted to Kestrel's own games
-#                         (uci_engine/wdl.py, docs/play.md): steeper with much material on the
+#                         (search/wdl.py, docs/play.md): steeper with much material on the
 #                         board (+100 cp is about 0.72 at the start, 0.62 in a rook endgame).
 
 from search.board.board cimport Board

@@ -4,15 +4,16 @@ from libc.math cimport pow, log10, exp
 from search.board.types cimport PAWN, KNIGHT, BISHOP, ROOK, QUEEN
 from search.board.bitboard cimport popcount
 
+from search import wdl
+
 cdef enum:
     CP_LIMIT = 9999     # win probabilities near 0 or 1 map to large but non-mate scores
 
-# The WDL model's constants, as fitted in uci_engine/wdl.py (A0, A1, B0, B1; the search layer
-# may not import the UCI one, and a test checks that the two copies agree).
-cdef double WDL_A0 = 271.2
-cdef double WDL_A1 = -170.3
-cdef double WDL_B0 = 159.2
-cdef double WDL_B1 = -43.8
+# The WDL model's constants (search/wdl.py), read once as C doubles for the searches.
+cdef double WDL_A0 = wdl.A0
+cdef double WDL_A1 = wdl.A1
+cdef double WDL_B0 = wdl.B0
+cdef double WDL_B1 = wdl.B1
 
 
 cdef int board_material(const Board* b) noexcept nogil:
@@ -26,7 +27,7 @@ cdef double cp_to_probability(int cp) noexcept nogil:
 
 
 cdef inline double wdl_expected(double cp, int material) noexcept nogil:
-    """win + draw / 2 of the fitted model (uci_engine.wdl.wdl_probabilities)."""
+    """win + draw / 2 of the WDL model (search.wdl.wdl_probabilities), in C."""
     cdef double x = (17 if material < 17 else (78 if material > 78 else material)) / 58.0
     cdef double a = WDL_A0 + WDL_A1 * x
     cdef double scale = WDL_B0 + WDL_B1 * x

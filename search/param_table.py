@@ -5,7 +5,7 @@ This table is their one definition.  The C search reads the entries from
 table by ``write_params_pxd`` (setup.py runs it before compiling) and filled from it by
 name when a searcher is made or ``set_params`` is called; the ``tm_*`` time factors stay
 out of the struct (search/timeman.pyx reads them from the dict).  A tuner (``python -m
-search.spsa``) moves them within their ranges; a tuned table is adopted only after an
+tools.spsa``) moves them within their ranges; a tuned table is adopted only after an
 SPRT against the old one.
 """
 

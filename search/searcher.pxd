@@ -1,15 +1,24 @@
 # The one front both searchers share: what the UCI loop (or a test) drives.
 #
 # `Searcher.search()` is a template: it checks for a legal move, turns `go` into
-# numbers, asks the subclass to prepare its C state (`_prepare`), runs the subclass's
-# C search without the GIL (`_run`), waits for stop/ponderhit when the protocol says
-# so, and asks the subclass for the result (`_finish`).  Progress comes back as typed
-# records (search/info.py) through the subclass's `_report`.
+# numbers, asks the subclass to prepare its C state (`_prepare`), starts the helper
+# threads, runs the subclass's C search without the GIL (`_run`), waits for
+# stop/ponderhit when the protocol says so, joins the helpers and asks the subclass for
+# the result (`_finish`).  Progress comes back as typed records (search/info.py) through
+# the subclass's `_report`.
+#
+# Helper threads (Threads > 1) are the Searcher's: it keeps one SearchState per helper
+# (its board, stacks and histories), starts their Python threads, which run without the
+# GIL, and joins them.  The subclass says what a helper searches and how it is stopped.
 
 from libc.stdint cimport int64_t
 from search.board.board cimport Board
 from search.control cimport SearchControl
+from search.state cimport SearchState
 from search.timeman cimport TimeBudget
+
+# A zeroed SearchState on the heap (PyMem_Free frees it); MemoryError when there is no room.
+cdef SearchState* new_search_state() except NULL
 
 
 cdef class Searcher:
@@ -20,6 +29,10 @@ cdef class Searcher:
     cdef int hash_mb
     cdef dict search_params          # the checked table of search/param_table.py in use
     cdef readonly object time_plan   # (optimum_ms, maximum_ms) the last `go` planned, None if untimed
+    cdef SearchState** helpers       # helper_count helper threads' states (threads - 1)
+    cdef int helper_count
+    cdef list helper_threads         # their Python threads while a search runs
+    cdef str helper_name             # the threads' names: helper_name-1, helper_name-2, ...
 
     # What each searcher supplies.
     cdef int _resize(self, int megabytes) except -1
@@ -28,8 +41,19 @@ cdef class Searcher:
     cdef void _run(self) noexcept nogil
     cdef object _finish(self)
     cdef void _no_legal_move(self)
+    # The helpers: size the subclass's own per-helper state to helper_count (called after the
+    # states above are resized), give helper `index` its root, settings and limits (before its
+    # thread starts), run its search (without the GIL), and stop the `started` helpers when
+    # the others could not be started.
+    cdef int _resize_helpers(self) except -1
+    cdef int _prepare_helper(self, int index) except -1
+    cdef void _run_helper(self, int index) noexcept nogil
+    cdef void _abandon_helpers(self, int started) noexcept nogil
 
-    # Shared helpers for the subclasses.
+    # For the subclasses.
+    cdef void _free_helpers(self)
+    cdef int _start_helpers(self) except -1
+    cdef void _join_helpers(self)
     cdef int64_t _elapsed(self)
     cdef void _emit(self, object info)
     cdef object _pv_line(self, int depth, int seldepth, int multipv, int value, object bound,

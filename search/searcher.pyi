@@ -10,10 +10,11 @@ def uci_score(value: int) -> Score: ...
 def with_switches(values: dict[str, bool], switches: dict[str, bool]) -> dict[str, bool]: ...
 
 class Searcher:
-    """What both searchers share: options, stop/ponderhit, and the shape of a search."""
+    """What both searchers share: options, stop/ponderhit, helper threads, and the shape of a search."""
 
     multipv: int
     move_overhead: int
+    threads: int
     @property
     def time_plan(self) -> tuple[int, int] | None:
         """(optimum_ms, maximum_ms) the last search planned from its clock; None when untimed."""

@@ -3,20 +3,26 @@
 ``search()`` blocks and releases the GIL while it thinks, so the UCI loop runs it in a
 thread and stays free to answer ``isready`` and ``stop``.  Progress comes back through a
 callback taking the records of ``search.info``.  ``AlphaBetaSearcher`` and
-``MCTSSearcher`` fill in the C state and the result; everything else is here.
+``MCTSSearcher`` fill in the C state and the result; everything else is here, the helper
+threads of a search with Threads > 1 included.
 """
 
+import threading
+
+from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from libc.stdint cimport int64_t
+from libc.string cimport memset
 from search.board.types cimport Move, MoveList, MOVE_NONE, MATE, MATE_IN_MAX_PLY, MAX_PLY
 from search.board.board cimport Board
 from search.board.movegen cimport generate_legal, parse_uci_move
 from search.board.position cimport Position
 from search.control cimport SearchControl, wait_until_released
+from search.state cimport SearchState
 from search.timeman cimport TimeBudget, set_time_budget, elapsed_ms
 from search.timeman import game_ply
 
 from search.info import SearchInfo, SearchResult
-from search.limits import MAX_DEPTH, MAX_HASH_MB, SearchLimits
+from search.limits import MAX_DEPTH, MAX_HASH_MB, SearchLimits, checked_thread_count
 from search.param_table import checked_params
 
 if MAX_DEPTH > MAX_PLY - 8:
@@ -42,12 +48,24 @@ def with_switches(values: dict, switches: dict) -> dict:
     return values
 
 
+cdef SearchState* new_search_state() except NULL:
+    cdef SearchState* state = <SearchState*>PyMem_Malloc(sizeof(SearchState))
+    if state == NULL:
+        raise MemoryError("cannot allocate a search thread's state")
+    memset(state, 0, sizeof(SearchState))
+    return state
+
+
 cdef class Searcher:
-    """What both searchers share: options, stop/ponderhit, and the shape of a search."""
+    """What both searchers share: options, stop/ponderhit, helper threads, and the shape of a search."""
 
     def __cinit__(self, *args, **kwargs):
         # Made here, before the subclasses' __cinit__, which point their C state at its signals.
         self.control = SearchControl()
+        self.helpers = NULL
+        self.helper_count = 0
+        self.helper_threads = []
+        self.helper_name = "kestrel-helper"
 
     def __init__(self, hash_mb: int = 16) -> None:
         self.multipv = 1
@@ -56,6 +74,9 @@ cdef class Searcher:
         self.time_plan = None
         self.set_params({})
         self.set_hash(hash_mb)
+
+    def __dealloc__(self):
+        self._free_helpers()
 
     # ------------------------------------------------------------ options
 
@@ -91,6 +112,71 @@ cdef class Searcher:
     def set_tablebase_probe(self, prober: object, probe_depth: int = 1, max_pieces: int = 0) -> None:
         """Probe Syzygy tables inside the tree through `prober` (fen -> WDL or None; None: no
         probes).  A searcher that does not probe inside its tree ignores this."""
+
+    # ------------------------------------------------------------ helper threads
+
+    @property
+    def threads(self) -> int:
+        """Search threads (1..MAX_THREADS): the main one and its helpers."""
+        return self.helper_count + 1
+
+    @threads.setter
+    def threads(self, value: int) -> None:
+        cdef int count = checked_thread_count(value)
+        cdef int i
+        if count - 1 == self.helper_count:
+            return
+        self._free_helpers()
+        try:
+            if count > 1:
+                self.helpers = <SearchState**>PyMem_Malloc((count - 1) * sizeof(SearchState*))
+                if self.helpers == NULL:
+                    raise MemoryError("cannot allocate the search threads")
+                for i in range(count - 1):
+                    self.helpers[i] = new_search_state()
+                    self.helper_count = i + 1
+            self._resize_helpers()
+        except MemoryError:
+            self._free_helpers()
+            self._resize_helpers()
+            raise
+
+    cdef void _free_helpers(self):
+        cdef int i
+        for i in range(self.helper_count):
+            PyMem_Free(self.helpers[i])
+        PyMem_Free(self.helpers)
+        self.helpers = NULL
+        self.helper_count = 0
+
+    cdef int _start_helpers(self) except -1:
+        """Prepare every helper and start its thread: it searches until the main search stops it.
+        If a thread cannot be started, those that were are stopped and joined."""
+        cdef int i, started = 0
+        self.helper_threads = []
+        try:
+            for i in range(self.helper_count):
+                self._prepare_helper(i)
+                thread = threading.Thread(target=self._helper_main, args=(i,), name=f"{self.helper_name}-{i + 1}",
+                                          daemon=True)
+                thread.start()
+                started += 1
+                self.helper_threads.append(thread)
+        except BaseException:
+            with nogil:
+                self._abandon_helpers(started)
+            self._join_helpers()
+            raise
+        return 0
+
+    def _helper_main(self, int index) -> None:
+        with nogil:
+            self._run_helper(index)
+
+    cdef void _join_helpers(self):
+        for thread in self.helper_threads:
+            thread.join()
+        self.helper_threads = []
 
     # ------------------------------------------------------------ control from another thread
 
@@ -135,6 +221,7 @@ cdef class Searcher:
                         self.move_overhead, self.search_params)
         self.time_plan = (budget.optimum_ms, budget.maximum_ms) if budget.timed else None
         self._prepare(root, allowed, budget, limits)
+        self._start_helpers()
         self.on_info = on_info
         self.control.begin(limits.infinite, limits.ponder)
         try:
@@ -144,6 +231,7 @@ cdef class Searcher:
         finally:
             self.control.end()
             self.on_info = None
+        self._join_helpers()
         return self._finish()
 
     # ------------------------------------------------------------ for the subclasses
@@ -164,6 +252,18 @@ cdef class Searcher:
         raise NotImplementedError
 
     cdef void _no_legal_move(self):
+        pass
+
+    cdef int _resize_helpers(self) except -1:
+        return 0
+
+    cdef int _prepare_helper(self, int index) except -1:
+        raise NotImplementedError
+
+    cdef void _run_helper(self, int index) noexcept nogil:
+        pass
+
+    cdef void _abandon_helpers(self, int started) noexcept nogil:
         pass
 
     cdef int64_t _elapsed(self):

@@ -63,7 +63,3 @@ cdef double node_share_factor(const TimeBudget* budget, double best_move_share) 
 # MCTS, between playouts: is the optimum, times `factor` (the searcher's confidence, 1: as
 # planned; ignored under `go movetime`), spent?
 cdef bint soft_budget_spent(const TimeBudget* budget, SearchSignals* signals, double factor) noexcept nogil
-
-# How much more work fits before the optimum (times `factor`), at the rate `done` took `elapsed` (ms).
-cdef double work_left_in_budget(const TimeBudget* budget, double done, int64_t elapsed,
-                                double factor) noexcept nogil

@@ -189,10 +189,3 @@ cdef bint soft_budget_spent(const TimeBudget* budget, SearchSignals* signals, do
     if not budget.timed or load_flag(&signals.pondering):
         return False
     return elapsed_ms(signals) >= scaled_optimum_ms(budget, factor) or on_clock_ms(signals) >= budget.maximum_ms
-
-
-cdef double work_left_in_budget(const TimeBudget* budget, double done, int64_t elapsed,
-                                double factor) noexcept nogil:
-    if elapsed <= 0:
-        return 1e300
-    return done * (scaled_optimum_ms(budget, factor) - elapsed) / elapsed

@@ -17,10 +17,6 @@ cdef enum:
     BOUND_LOWER = 2      # the true value is at least the score
     BOUND_EXACT = 3
     TT_BUCKET_SIZE = 4
-    # exact_bonus when MCTSSearcher.configure(tt_keep_exact=True) asks for it.  The alpha-beta
-    # searcher's tt_keep_exact lost by games and was deleted (brought back from 0bf6984); this
-    # goes too once mcts_searcher.pyx stops setting it.
-    TT_EXACT_BONUS = 3
 
 cdef struct TTEntry:
     # What a probe returns (unpacked from a TTSlot).
@@ -39,9 +35,6 @@ cdef struct TranspositionTable:
     void* block              # what was allocated, to free
     uint64_t bucket_count    # a power of two
     uint8_t generation
-    # Plies an exact entry counts as deeper when a slot is chosen to replace (0: off, as the
-    # alpha-beta searcher always has it; see TT_EXACT_BONUS).
-    uint8_t exact_bonus
 
 cdef int tt_resize(TranspositionTable* tt, uint64_t megabytes) noexcept nogil   # 0 on success
 cdef void tt_free(TranspositionTable* tt) noexcept nogil

@@ -82,14 +82,9 @@ cdef bint tt_probe(const TranspositionTable* tt, uint64_t key, TTEntry* found) n
 
 
 cdef inline int entry_worth(const TranspositionTable* tt, uint64_t data) noexcept nogil:
-    """Replacement value: deep entries of the current search are kept longest (exact ones
-    `exact_bonus` plies longer: they hold a PV, which the next iteration searches first)."""
-    cdef uint8_t bound_age = bound_age_of(data)
-    cdef int age = (tt.generation - (bound_age >> 2)) & 63
-    cdef int worth = depth_of(data) - 8 * age
-    if (bound_age & 3) == BOUND_EXACT:
-        worth += tt.exact_bonus
-    return worth
+    """Replacement value: deep entries of the current search are kept longest."""
+    cdef int age = (tt.generation - (bound_age_of(data) >> 2)) & 63
+    return depth_of(data) - 8 * age
 
 
 cdef void tt_store(TranspositionTable* tt, uint64_t key, int depth, int score, int bound,

@@ -10,20 +10,16 @@ import time
 import chess
 import pytest
 from conftest import BackgroundSearch
+from mcts_internals import HandTree, ucb
+from mcts_tree_checks import tree_problems
 
 from search.alphabeta_searcher import AlphaBetaSearcher
 from search.board import Position
 from search.info import Info, InfoString, SearchInfo
 from search.limits import SearchLimits
-from search.mcts_searcher import (
-    DEFAULT_VISIT_SHARE_TIME,
-    OWN_SWITCH_DEFAULTS,
-    OWN_SWITCHES,
-    HandTree,
-    MCTSSearcher,
-    bench,
-    ucb,
-)
+from search.mcts_bench import bench
+from search.mcts_searcher import MCTSSearcher
+from search.mcts_settings import DEFAULT_VISIT_SHARE_TIME, OWN_SWITCH_DEFAULTS, OWN_SWITCHES
 
 MATE_IN_1 = "6k1/5ppp/8/8/8/8/5PPP/R5K1 w - - 0 1"                                        # Ra8#
 MATE_IN_2 = "r2qkb1r/pp2nppp/3p4/2pNN1B1/2BnP3/3P4/PPP2PPP/R2bK2R w KQkq - 1 1"             # Nf6+ gxf6 Bxf7#
@@ -83,17 +79,17 @@ def test_leaves_search_with_the_adopted_techniques() -> None:
 
 
 def test_configure_switches_the_stop_rule_and_the_leaves() -> None:
-    """configure() sets the named switches (the MCTS stop rule's candidate and the leaves'
-    alpha-beta techniques), returns every other to its default, and rejects unknown names."""
+    """configure() sets the named switches (the MCTS searcher's own and the leaves' alpha-beta
+    techniques), returns every other to its default, and rejects unknown names."""
     s = MCTSSearcher(hash_mb=1)
     default_leaves = s.leaf_switches
     assert s.visit_share_time is DEFAULT_VISIT_SHARE_TIME is True
-    s.configure(visit_share_time=False, deep_leaf_weight=True, null_move=False)
-    assert s.visit_share_time is False and s.deep_leaf_weight is True
+    s.configure(visit_share_time=False, verified_move=False, null_move=False)
+    assert s.visit_share_time is False and s.verified_move is False
     assert s.leaf_switches == default_leaves | {"null_move": False}
     s.configure(aspiration=True)        # the leaves search one full window whatever is asked
     assert s.leaf_switches == default_leaves
-    assert s.visit_share_time is True and s.deep_leaf_weight is False
+    assert s.visit_share_time is True and s.verified_move is True
     with pytest.raises(TypeError, match="no_such_switch"):
         s.configure(no_such_switch=True)
     # Each of the searcher's own switches, flipped, then back to its default.
@@ -110,13 +106,13 @@ def test_search_on_variable_reaches_mcts(monkeypatch: pytest.MonkeyPatch) -> Non
     searcher has is still an error."""
     from uci_engine import core
 
-    monkeypatch.setenv(core.SEARCH_ON_VARIABLE, "deep_leaf_weight")
+    monkeypatch.setenv(core.SEARCH_ON_VARIABLE, "verified_move")
     monkeypatch.setenv(core.SEARCH_OFF_VARIABLE, "null_move,visit_share_time")
     s = core.new_searcher("MCTS", 1)
-    assert s.deep_leaf_weight is True and s.visit_share_time is False and s.leaf_switches["null_move"] is False
+    assert s.verified_move is True and s.visit_share_time is False and s.leaf_switches["null_move"] is False
     alphabeta = core.new_searcher("AlphaBeta", 1)
     assert alphabeta.switches == AlphaBetaSearcher(hash_mb=1).switches | {"null_move": False}
-    monkeypatch.setenv(core.SEARCH_ON_VARIABLE, "deep_leaf_weight,no_such_switch")
+    monkeypatch.setenv(core.SEARCH_ON_VARIABLE, "verified_move,no_such_switch")
     for mode in ("MCTS", "AlphaBeta"):
         with pytest.raises(ValueError, match="no_such_switch"):
             core.new_searcher(mode, 1)
@@ -250,7 +246,7 @@ def test_a_full_pool_recycles_its_least_visited_subtrees_and_grows_on() -> None:
     assert s.playouts == 60000
     assert s.recycles >= 3                  # a 1 MB pool holds about 29,000 nodes
     assert s.pool_used <= s.pool_capacity
-    assert s.tree_problems() == []
+    assert tree_problems(s) == []
     assert RECYCLED in reports and sum(1 for r in reports if isinstance(r, InfoString)) == 1
     assert legal(MIDDLEGAME, result.best_move)
     # The recycled search kept expanding: its playouts cost leaf searches (more nodes) where the
@@ -271,7 +267,7 @@ def test_an_infinite_search_with_a_recycled_pool_plays_on_until_stop() -> None:
     assert s.playouts > playouts            # the tree keeps growing: no wait for stop yet
     result = search.stop()
     assert s.stop_reason == "stop" and s.recycles >= 1
-    assert s.tree_problems() == []
+    assert tree_problems(s) == []
     assert legal(MIDDLEGAME, result.best_move)
 
 
@@ -434,28 +430,6 @@ def test_recycling_drops_the_children_of_the_least_visited_nodes() -> None:
     threshold, used = tree.recycle(3)
     assert (threshold, used) == (16, 3) and tree.children(0) == [1, 2] and tree.children(1) == []
     assert tree.stats(1) == (15, 7.5)
-
-
-def test_implicit_minimax_backup() -> None:
-    tree = HandTree()
-    a, b = tree.add_children(0, 2)
-    a1, a2 = tree.add_children(a, 2)
-    tree.backpropagate(a1, 0.9)          # the reply a1 is good for its mover: a looks bad
-    assert tree.minimax(a1) == pytest.approx(0.9)
-    assert tree.minimax(a) == pytest.approx(0.1)
-    assert tree.minimax(0) == pytest.approx(0.9)
-    tree.backpropagate(a2, 0.2)          # a worse reply does not change the negamax
-    assert tree.minimax(a) == pytest.approx(0.1)
-    tree.backpropagate(b, 0.7)
-    assert tree.minimax(0) == pytest.approx(1 - 0.7)
-    # A move whose mean looks good but whose minimax shows a refutation loses the
-    # selection once the minimax value weighs in.
-    tree.set_stats(a, 10, 7.0)
-    tree.set_stats(b, 10, 5.0)
-    tree.set_stats(0, 20, 0.0)
-    assert tree.select(0, 0.0, 0.0) == a
-    assert tree.select(0, 0.0, 1.0) == b
-    assert tree.select(0, 0.0, 0.5) == b   # 0.5 * 0.7 + 0.5 * 0.1 = 0.40 < 0.5 * 0.5 + 0.5 * 0.7 = 0.60
 
 
 def test_depth_limit_ends_even_when_the_tree_cannot_grow() -> None:

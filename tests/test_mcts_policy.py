@@ -10,10 +10,12 @@ from pathlib import Path
 import chess
 import chess.pgn
 import pytest
+from mcts_internals import prior_refresh_depth
 
 from search.board import Position
 from search.limits import SearchLimits
-from search.mcts_searcher import DEFAULT_FITTED_PRIORS, PRIOR_FEATURES, MCTSSearcher, prior_refresh_depth
+from search.mcts_searcher import PRIOR_FEATURES, MCTSSearcher
+from search.mcts_settings import DEFAULT_FITTED_PRIORS
 from tools import policy_fit
 
 
@@ -259,24 +261,3 @@ def test_a_refresh_gives_the_root_the_priors_of_its_search() -> None:
     assert tree == pytest.approx(after, abs=1e-4)
     assert tree != pytest.approx(before, abs=1e-3)
     assert sum(tree.values()) == pytest.approx(1.0, abs=1e-3)
-
-
-@pytest.mark.parametrize("switch", ["refresh_value", "root_search_bounds", "tt_bound_leaves"])
-def test_value_candidates_change_the_tree_and_keep_it_sound(switch: str) -> None:
-    # Each candidate changes the values selection reads: `refresh_value` a refreshed node's mean,
-    # `root_search_bounds` the root moves' means, `tt_bound_leaves` the leaves' values (from the
-    # deeper searches' table entries).  So the same playouts grow another tree.  With the switch
-    # off every expanded node's own results are consistent with its children's (tree_problems
-    # checks that), with it on the visits still are, and every mean stays a probability.
-    fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N1PN2/PP3PPP/R2QKB1R w KQ - 0 8"
-    trees = []
-    for on in (False, True):
-        searcher = MCTSSearcher(hash_mb=16)
-        searcher.configure(**{switch: on})
-        assert getattr(searcher, switch) is on
-        searcher.reuse_tree = False
-        searcher.search(Position(fen), SearchLimits(nodes=3000))
-        assert searcher.tree_problems() == []
-        trees.append({c["move"]: (c["visits"], c["value"]) for c in searcher.root_children()})
-    assert trees[0] != trees[1]
-    assert all(0.0 <= value <= 1.0 for visits, value in trees[1].values() if visits)

@@ -9,34 +9,26 @@ import random
 import chess
 import pytest
 from conftest import send, uci_session
+from mcts_internals import VERIFY_MARGIN_CP, HandTree, puct, score_of_probability, win_probability
 
 from search.alphabeta_searcher import AlphaBetaSearcher
 from search.board import Position
 from search.limits import SearchLimits
-from search.mcts_searcher import (
+from search.mcts_searcher import PRIOR_FEATURES, MCTSSearcher
+from search.mcts_settings import (
     DEFAULT_C_PUCT,
-    DEFAULT_CONTESTED_TIME,
-    DEFAULT_DEEP_LEAF_WEIGHT,
     DEFAULT_FPU_REDUCTION,
     DEFAULT_LEAF_DEPTH,
     DEFAULT_LEAF_DEPTH_ROOT,
     DEFAULT_PRIOR_TEMPERATURE,
     DEFAULT_RECYCLE,
     DEFAULT_SELECTION,
-    DEFAULT_SETTLED_STOP,
     DEFAULT_VALUE_MODEL,
     DEFAULT_VERIFIED_MOVE,
     DEFAULT_VISIT_SHARE_TIME,
-    PRIOR_FEATURES,
-    VERIFY_MARGIN_CP,
-    HandTree,
-    MCTSSearcher,
-    puct,
-    score_of_probability,
-    win_probability,
 )
 from search.timeman import best_move_share_factor
-from uci_engine import wdl
+from search.wdl import wdl_probabilities
 
 HANGING_QUEEN = "rnb1kbnr/pppp1ppp/8/4p1q1/3P4/2N5/PPP1PPPP/R1BQKBNR w KQkq - 0 3"   # Bxg5
 # Two rooks and a king against a king: the mate in 2 starts with a quiet king move, which a
@@ -289,7 +281,7 @@ def test_bad_settings_are_refused() -> None:
 def test_the_value_model_is_the_fitted_wdl_models_expected_score() -> None:
     for material in (10, 30, 58, 78, 90):
         for cp in (-800, -150, 0, 35, 100, 400):
-            win, draw, _ = wdl.wdl_probabilities(cp, material)
+            win, draw, _ = wdl_probabilities(cp, material)
             assert win_probability(cp, "wdl", material) == pytest.approx(win + draw / 2, abs=1e-9)
     assert win_probability(0, "logistic", 50) == pytest.approx(0.5)
     assert win_probability(400, "logistic", 50) == pytest.approx(10 / 11)
@@ -313,21 +305,10 @@ def test_a_mate_found_in_a_leaf_is_near_certain() -> None:
 
 # ---------------------------------------------------------------- the stop rule
 
-def test_one_winning_capture_stops_before_its_time() -> None:
-    """settled_stop on: a position with one winning capture stops once that move cannot be
-    overtaken, before the clock's soft limit."""
+def test_one_winning_capture_is_searched_until_the_soft_limit() -> None:
+    """Under a clock, nothing ends a search before its soft limit, not even a position with one
+    winning capture."""
     s = searcher(0)
-    s.configure(settled_stop=True)
-    result = s.search(Position(HANGING_QUEEN), SearchLimits(wtime=120000, btime=120000))
-    assert result.best_move == "c1g5"
-    assert s.stop_reason == "settled"
-
-
-def test_without_the_settled_stop_the_search_runs_to_its_soft_limit() -> None:
-    """settled_stop off (the default since session 21): the same one-move position is searched
-    until the clock's soft limit."""
-    s = searcher(0)
-    assert DEFAULT_SETTLED_STOP is False and s.settled_stop is False
     result = s.search(Position(HANGING_QUEEN), SearchLimits(wtime=20000, btime=20000))
     assert result.best_move == "c1g5"
     assert s.stop_reason == "time"
@@ -344,30 +325,6 @@ def test_movetime_is_used_to_the_end() -> None:
     assert s.stop_reason == "time" and s.time_factor == 1.0
 
 
-def test_deep_leaf_weight_counts_a_searched_leaf_as_more_visits() -> None:
-    """With deep_leaf_weight a leaf searched d plies deep backs up its value as 1 + d visits.
-    The first playout of a fresh tree values one root move with a leaf_depth_root search (3
-    plies: 4 visits); a quiescence leaf (depth 0) is one visit, as without the candidate."""
-    for leaf_depth_root, first_visits in ((3, 4), (0, 1)):
-        s = searcher(0, leaf_depth_root=leaf_depth_root, reuse_tree=False)
-        assert DEFAULT_DEEP_LEAF_WEIGHT is False and s.deep_leaf_weight is False
-        s.search(Position(HANGING_QUEEN), SearchLimits(nodes=1))
-        assert s.playouts == s.root_visits == 1
-        s.configure(deep_leaf_weight=True)
-        s.search(Position(HANGING_QUEEN), SearchLimits(nodes=1))
-        assert s.playouts == 1 and s.root_visits == first_visits
-    # A longer search: more visits than playouts, values still probabilities, a sound tree.
-    s = searcher(0, leaf_depth_root=3, reuse_tree=False)
-    s.configure(deep_leaf_weight=True)
-    result = s.search(Position(HANGING_QUEEN), SearchLimits(nodes=2000))
-    children = s.root_children()
-    assert result.best_move == "c1g5"
-    assert s.playouts < s.root_visits == sum(child["visits"] for child in children) <= 4 * s.playouts
-    # (Sharp priors may leave a root move unvisited: it has no value.)
-    assert all(0.0 <= child["value"] <= 1.0 for child in children if child["visits"])
-    assert s.tree_problems() == []
-
-
 def test_the_root_refresh_records_its_best_move() -> None:
     """The root is first refreshed at 16 visits: before that there is no root search move; after
     it, the move of the root's search, which sees the pin that wins the queen."""
@@ -376,18 +333,6 @@ def test_the_root_refresh_records_its_best_move() -> None:
     assert s.root_search_move is None
     s.search(Position(PIN_WINS_THE_QUEEN), SearchLimits(nodes=200))
     assert s.root_search_move == "d3b5"
-
-
-def test_contested_time_adds_nothing_when_the_root_search_agrees() -> None:
-    """With contested_time and the early stop on (the early stop is off by default since
-    session 21), a position where the root's search and the tree agree (the capture of a
-    hanging queen) stops early as without contested_time, on a shrunken soft limit."""
-    s = searcher(0)
-    assert DEFAULT_CONTESTED_TIME is False and s.contested_time is False
-    s.configure(contested_time=True, settled_stop=True)
-    result = s.search(Position(HANGING_QUEEN), SearchLimits(wtime=6000, btime=6000))
-    assert result.best_move == s.root_search_move == "c1g5"
-    assert s.stop_reason == "settled" and s.time_factor < 1.0
 
 
 def most_visited(s: MCTSSearcher) -> str:
@@ -491,7 +436,6 @@ def test_mcts_options_defaults_match_the_searcher() -> None:
     assert options.value("MCTS Leaf Depth") == DEFAULT_LEAF_DEPTH
     assert options.value("MCTS Leaf Depth Root") == DEFAULT_LEAF_DEPTH_ROOT
     assert options.value("MCTS Score Curve") == DEFAULT_VALUE_MODEL
-    assert options.value("MCTS Minimax Weight") == 0
     assert options.value("MCTS Recycle") is DEFAULT_RECYCLE is True
 
 
@@ -501,7 +445,7 @@ def test_mcts_options_reach_the_searcher_and_bad_values_get_an_info_string() -> 
                  "setoption name MCTS CPuct value 1250", "setoption name MCTS FPU Reduction value 40",
                  "setoption name MCTS Prior Temperature value 250", "setoption name MCTS Leaf Depth value 3",
                  "setoption name MCTS Leaf Depth Root value 5",
-                 "setoption name MCTS Score Curve value logistic", "setoption name MCTS Minimax Weight value 300",
+                 "setoption name MCTS Score Curve value logistic",
                  "setoption name MCTS Recycle value false"):
         assert send(engine, buffer, line) == [], line
     bad = {
@@ -523,7 +467,7 @@ def test_mcts_options_reach_the_searcher_and_bad_values_get_an_info_string() -> 
     mcts = engine._searchers["MCTS"]
     assert (mcts.selection, mcts.leaf_depth, mcts.value_model, mcts.recycle) == ("uct", 3, "logistic", False)
     assert mcts.leaf_depth_root == 5
-    assert (mcts.c_puct, mcts.fpu_reduction, mcts.prior_temperature, mcts.minimax_weight) == \
-        (pytest.approx(1.25), pytest.approx(0.04), pytest.approx(2.5), pytest.approx(0.3))
+    assert (mcts.c_puct, mcts.fpu_reduction, mcts.prior_temperature) == \
+        (pytest.approx(1.25), pytest.approx(0.04), pytest.approx(2.5))
     assert buffer.getvalue().decode().splitlines()[-1].startswith("bestmove ")
     assert not math.isnan(mcts.c_puct)

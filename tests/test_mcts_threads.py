@@ -14,6 +14,7 @@ import time
 import chess
 import pytest
 from conftest import BackgroundSearch, send, uci_session
+from mcts_tree_checks import tree_problems
 from test_search import random_positions
 
 from search.board import Position
@@ -84,7 +85,7 @@ def test_one_thread_searches_as_before(key: tuple[str, str, int]) -> None:
     visits = [child["visits"] for child in s.root_children()]
     assert (result.best_move, s.playouts, result.nodes, s.pool_used, visits[:6]) == BEFORE_THREADS[key]
     assert s.thread_playouts == [3000]
-    assert s.tree_problems() == []
+    assert tree_problems(s) == []
 
 
 # ---------------------------------------------------------------- the same answers
@@ -164,7 +165,7 @@ def test_playouts_add_up_and_the_tree_is_sound(threads: int, mode: str, depth: i
     assert limit <= s.playouts < limit + threads
     # Every playout went through the root and one of its moves, and nothing else is left there.
     assert s.root_visits == s.playouts == sum(child["visits"] for child in s.root_children())
-    assert s.tree_problems() == []
+    assert tree_problems(s) == []
     # One thread reports (the main one), with every thread's nodes.
     assert len(reporters) == 1
     lines = [r for r in reports if isinstance(r, SearchInfo)]
@@ -180,7 +181,7 @@ def test_threads_keep_the_subtree_of_the_played_moves() -> None:
     position.push(first.pv[1])
     s.search(position, SearchLimits(nodes=1000))
     assert sum(child["visits"] for child in s.root_children()) > 1000      # visits kept from before
-    assert s.tree_problems() == []
+    assert tree_problems(s) == []
 
 
 def test_changing_threads_between_searches() -> None:
@@ -192,7 +193,7 @@ def test_changing_threads_between_searches() -> None:
         result = s.search(Position(MIDDLEGAME), SearchLimits(nodes=1500))
         assert len(s.thread_playouts) == count
         assert result.best_move in Position(MIDDLEGAME).legal_moves()
-        assert s.tree_problems() == []
+        assert tree_problems(s) == []
     for bad in (0, -1, MAX_THREADS + 1):
         with pytest.raises(ValueError):
             s.threads = bad
@@ -220,7 +221,7 @@ def test_start_and_stop_four_threads_many_times(leaf_depth: int, hash_mb: int) -
         assert not thread.is_alive(), f"round {round_number}: the search did not stop"
         assert box["result"].best_move in legal
         # The tree is kept (and compacted) from one round to the next: it must stay sound.
-        assert s.tree_problems(strict=False) == [], round_number
+        assert tree_problems(s, strict=False) == [], round_number
     assert not [t for t in threading.enumerate() if t.name.startswith("kestrel-mcts")]
 
 
@@ -238,7 +239,7 @@ def test_stop_ends_every_thread_of_an_infinite_search() -> None:
     playouts = s.playouts
     time.sleep(0.1)
     assert s.playouts == playouts                    # nobody is still playing out
-    assert s.tree_problems(strict=False) == []
+    assert tree_problems(s, strict=False) == []
 
 
 def test_movetime_ends_every_thread() -> None:
@@ -258,7 +259,7 @@ def test_a_full_pool_with_four_threads_ends_cleanly() -> None:
     assert InfoString("node pool full, tree stops growing") in reports
     assert 40000 <= s.playouts < 40004                # it played on without growing
     assert result.best_move in Position(MIDDLEGAME).legal_moves()
-    assert s.tree_problems() == []
+    assert tree_problems(s) == []
 
 
 def test_a_full_pool_in_an_infinite_search_with_threads_waits_for_stop() -> None:
@@ -273,7 +274,7 @@ def test_a_full_pool_in_an_infinite_search_with_threads_waits_for_stop() -> None
     assert s.playouts == playouts
     result = search.stop()
     assert result.best_move in Position(MIDDLEGAME).legal_moves()
-    assert s.tree_problems(strict=False) == []
+    assert tree_problems(s, strict=False) == []
 
 
 @pytest.mark.parametrize("limits", [SearchLimits(nodes=60000), SearchLimits(movetime=700)])
@@ -284,7 +285,7 @@ def test_four_threads_pause_while_the_pool_is_recycled(limits: SearchLimits) -> 
     result = s.search(Position(MIDDLEGAME), limits)
     assert s.recycles >= 1
     assert s.pool_used <= s.pool_capacity
-    assert s.tree_problems() == []
+    assert tree_problems(s) == []
     assert result.best_move in Position(MIDDLEGAME).legal_moves()
     assert not [t for t in threading.enumerate() if t.name.startswith("kestrel-mcts")]
 

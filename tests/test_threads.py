@@ -17,6 +17,8 @@ from search.alphabeta_searcher import AlphaBetaSearcher
 from search.board import Position
 from search.info import Info, SearchInfo, SearchResult
 from search.limits import MAX_THREADS, SearchLimits
+from search.mcts_searcher import MCTSSearcher
+from search.searcher import Searcher
 
 
 @pytest.mark.parametrize("threads", [2, 4])
@@ -89,6 +91,30 @@ def test_threads_range_and_changes_between_searches() -> None:
         assert searcher.threads == count
         result = searcher.search(Position(), SearchLimits(depth=5))
         assert result.best_move in Position().legal_moves()
+
+
+@pytest.mark.parametrize("searcher_class", [AlphaBetaSearcher, MCTSSearcher])
+def test_a_helper_thread_that_cannot_start_stops_the_others(searcher_class: type[Searcher],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both searchers' helpers are the Searcher's: when the third helper's thread cannot start,
+    the two already running are stopped and joined, the search raises, and the next one runs."""
+    searcher = searcher_class(hash_mb=16, threads=4)
+    start = threading.Thread.start
+    started: list[threading.Thread] = []
+
+    def start_two(thread: threading.Thread) -> None:
+        if len(started) == 2:
+            raise RuntimeError("can't start new thread")
+        started.append(thread)
+        start(thread)
+
+    monkeypatch.setattr(threading.Thread, "start", start_two)
+    with pytest.raises(RuntimeError):
+        searcher.search(Position(), SearchLimits(infinite=True))
+    assert len(started) == 2 and not any(thread.is_alive() for thread in started)
+    monkeypatch.undo()
+    result = searcher.search(Position(), SearchLimits(nodes=2000))
+    assert result.best_move in Position().legal_moves()
 
 
 def test_thread_counts_are_checked_in_one_place() -> None:

@@ -117,7 +117,7 @@ def test_configure_every_option(kestrel: chess.engine.SimpleEngine, tmp_path: Pa
         "MCTS Exploration": 100, "MCTS Leaf": "playout", "MCTS Seed": 3, "MCTS Selection": "uct",
         "MCTS CPuct": 1500, "MCTS FPU Reduction": 50, "MCTS Prior Temperature": 150, "MCTS Leaf Depth": 1,
         "MCTS Leaf Depth Root": 3,
-        "MCTS Score Curve": "logistic", "MCTS Minimax Weight": 100, "MCTS Recycle": False,
+        "MCTS Score Curve": "logistic", "MCTS Recycle": False,
         "UCI_LimitStrength": True, "UCI_Elo": 1500, "Skill Level": 10,
         "SyzygyPath": str(SYZYGY), "SyzygyProbeDepth": 4, "Syzygy50MoveRule": False, "SyzygyProbeLimit": 5,
         "UCI_ShowWDL": True, "UCI_AnalyseMode": True, "UCI_Opponent": "GM 2800 human Magnus Carlsen",

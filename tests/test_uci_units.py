@@ -153,7 +153,7 @@ def test_an_unbuildable_searcher_still_answers_go(monkeypatch: pytest.MonkeyPatc
 
 
 def test_mcts_options_reach_the_mcts_searcher() -> None:
-    from search.mcts_searcher import DEFAULT_EXPLORATION
+    from search.mcts_settings import DEFAULT_EXPLORATION
 
     session = Session()
     assert session.engine.options.value("MCTS Exploration") == round(DEFAULT_EXPLORATION * 1000)

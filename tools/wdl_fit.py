@@ -1,4 +1,4 @@
-"""Fit the WDL model (uci_engine/wdl.py) to games: `python -m tools.wdl_fit GAMES.pgn ...`.
+"""Fit the WDL model (search/wdl.py) to games: `python -m tools.wdl_fit GAMES.pgn ...`.
 
 Every move with a score comment (`{ +0.35/12 0.1s }`, as the project's runner and
 cutechess write them) gives one sample: the mover's score, the material on the board
@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 
 import chess.pgn
 
-from uci_engine.wdl import A0, A1, B0, B1, material_of_fen, wdl_probabilities
+from search.wdl import A0, A1, B0, B1, material_of_fen, wdl_probabilities
 
 SCORE = re.compile(r"^\s*([+-]?\d+(?:\.\d+)?)/\d+")
 Sample = tuple[int, int, int]      # (cp rounded to 10, material, outcome +1/0/-1 for the mover)

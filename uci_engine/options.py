@@ -224,8 +224,6 @@ def build_options(search_modes: tuple[str, ...] = ("AlphaBeta",), mcts_explorati
             Option("MCTS Leaf Depth Root", "spin", 4, 0, 8, apply=_setter("leaf_depth_root"), modes=("MCTS",)),
             Option("MCTS Score Curve", "combo", "wdl", vars=("wdl", "logistic"), apply=_setter("value_model"),
                    modes=("MCTS",)),
-            Option("MCTS Minimax Weight", "spin", 0, 0, 1000, apply=_setter("minimax_weight", 1000.0),
-                   modes=("MCTS",)),
             # A full node pool drops its least visited subtrees, so the tree keeps growing.
             Option("MCTS Recycle", "check", True, apply=_setter("recycle"), modes=("MCTS",)),
         ]

@@ -19,6 +19,7 @@ import chess
 
 from search.info import Info, SearchInfo, SearchResult
 from search.limits import SearchLimits
+from search.wdl import material_of_fen
 
 if TYPE_CHECKING:
     from search.board.position import PerftStop, Position
@@ -32,7 +33,7 @@ from uci_engine.output import Output, format_info
 from uci_engine.parsing import CommandError, parse_go, parse_position, parse_setoption
 from uci_engine.strength import LineCollector, level_from_options
 from uci_engine.tablebases import Tablebases
-from uci_engine.wdl import material_of_fen, wdl_per_mille
+from uci_engine.wdl import wdl_per_mille
 
 MAX_LINE_BYTES = 1 << 20     # far above any real command (a 500-move `position` is ~3 KB)
 SHUTDOWN_WAIT_S = 5.0

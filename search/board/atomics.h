@@ -107,8 +107,8 @@ static inline void kestrel_yield(void) { sched_yield(); }
 
 #endif
 
-/* Doubles and floats have no portable fetch_add: their bits go through a 64-bit (or 32-bit)
- * compare-and-swap.  memcpy is how C reinterprets bits without breaking aliasing rules. */
+/* Doubles have no portable fetch_add: their bits go through a 64-bit compare-and-swap.
+ * memcpy is how C reinterprets bits without breaking aliasing rules. */
 static KESTREL_ATOMIC_INLINE double kestrel_load_f64(const double* p) {
     uint64_t bits = kestrel_load_u64((const uint64_t*)p);
     double value;
@@ -125,19 +125,6 @@ static KESTREL_ATOMIC_INLINE void kestrel_add_f64(double* p, double v) {
         new_value = old_value + v;
         memcpy(&new_bits, &new_value, sizeof(new_bits));
     } while (!kestrel_cas_u64((uint64_t*)p, old_bits, new_bits));
-}
-
-static KESTREL_ATOMIC_INLINE float kestrel_load_f32(const float* p) {
-    uint32_t bits = kestrel_load_u32((const uint32_t*)p);
-    float value;
-    memcpy(&value, &bits, sizeof(value));
-    return value;
-}
-
-static KESTREL_ATOMIC_INLINE void kestrel_store_f32(float* p, float v) {
-    uint32_t bits;
-    memcpy(&bits, &v, sizeof(bits));
-    kestrel_store_u32((uint32_t*)p, bits);     /* the last writer wins, as with one thread */
 }
 
 /* The larger of *p and v, kept in *p (the deepest selection of any thread). */

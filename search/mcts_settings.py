@@ -1,0 +1,62 @@
+"""The MCTS searcher's settings: their names, ranges and defaults, and the checks of a new value.
+
+``MCTSSearcher`` (search/mcts_searcher.pyx) has an attribute for each; the UCI options of
+uci_engine/options.py and KESTREL_SEARCH_ON/OFF set them.
+"""
+
+from __future__ import annotations
+
+from typing import SupportsInt
+
+# "uct" with "playout" leaves is the textbook MCTS (UCB1 selection, random playouts to the end of
+# the game), kept as a teaching option (UCI: MCTS Selection uct, MCTS Leaf playout); the engine
+# plays PUCT with searched leaves.
+LEAF_MODES = ("eval", "playout")
+SELECTIONS = ("puct", "uct")
+VALUE_MODELS = ("logistic", "wdl")
+MAX_LEAF_DEPTH = 8
+MAX_REUSE_PLIES = 8     # how far back in the game the previous root may lie for its subtree to be kept
+
+# The defaults are the settings that won their games (the experiments ledger has them).
+DEFAULT_SELECTION = "puct"          # priors make PUCT far stronger than UCB1
+DEFAULT_EXPLORATION = 0.05          # UCB1's constant (values are in [0, 1])
+DEFAULT_C_PUCT = 1.0                # with the fitted priors, less width plays better; 0.35 is too greedy
+DEFAULT_FPU_REDUCTION = 0.1
+DEFAULT_PRIOR_TEMPERATURE = 1.0     # the temperature the fitted prior weights were fitted at
+DEFAULT_PLAYOUT_CAP = 40
+DEFAULT_LEAF_DEPTH = 0              # quiescence leaves: deeper ones cost more playouts than they are worth
+DEFAULT_LEAF_DEPTH_ROOT = 4         # ... but next to the root, where the move is decided, 4 plies pay
+DEFAULT_VALUE_MODEL = "wdl"
+DEFAULT_RECYCLE = True              # a full pool recycles its least visited subtrees
+
+# The adopted techniques, each with its ablation switch in configure():
+DEFAULT_VISIT_SHARE_TIME = True     # the soft limit scaled by the favourite's share of the playouts
+DEFAULT_FITTED_PRIORS = True        # the prior weights fitted to alpha-beta's moves, not the hand-set ones
+DEFAULT_REFRESH_PRIORS = True       # priors re-derived by alpha-beta searches as visits grow (mcts.pxd, REFRESH_*)
+DEFAULT_DEEP_ROOT_REFRESH = True    # the root's refreshes deeper and uncapped (mcts.pxd, ROOT_REFRESH_*)
+DEFAULT_VERIFIED_MOVE = True        # a favourite the root's search disputes is searched as deep before it is played
+
+# configure() names that only the MCTS searcher has, with their defaults (the others are the
+# leaves', alpha-beta's names); each is an attribute of MCTSSearcher of the same name.
+OWN_SWITCH_DEFAULTS = {
+    "visit_share_time": DEFAULT_VISIT_SHARE_TIME, "fitted_priors": DEFAULT_FITTED_PRIORS,
+    "refresh_priors": DEFAULT_REFRESH_PRIORS, "deep_root_refresh": DEFAULT_DEEP_ROOT_REFRESH,
+    "verified_move": DEFAULT_VERIFIED_MOVE,
+}
+OWN_SWITCHES = tuple(OWN_SWITCH_DEFAULTS)
+
+
+def checked_choice(setting: str, value: object, choices: tuple[str, ...]) -> str:
+    """`value` as one of `choices` (case and spaces aside), or ValueError naming the setting."""
+    name = str(value).strip().lower()
+    if name not in choices:
+        raise ValueError(f"{setting} must be one of {', '.join(choices)}, not {value!r}")
+    return name
+
+
+def checked_leaf_depth(setting: str, value: SupportsInt | str) -> int:
+    """`value` as a leaf search depth, or ValueError naming the setting when out of range."""
+    depth = int(value)
+    if not 0 <= depth <= MAX_LEAF_DEPTH:
+        raise ValueError(f"{setting} must be from 0 to {MAX_LEAF_DEPTH}, not {value!r}")
+    return depth
