@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, TextIO
 
+from tournaments.install import install_hint
+
 if TYPE_CHECKING:
     from tournaments.report import Snapshot
 
@@ -23,8 +25,7 @@ class LiveDisplay:
             from rich.console import Console
             from rich.live import Live
         except ImportError:
-            raise LiveUnavailable("(pip install 'kestrel-chess[live]' for a live display; "
-                                  "plain progress lines follow)") from None
+            raise LiveUnavailable(f"({install_hint('live')} for a live display; plain progress lines follow)") from None
         self.console = Console(file=stream, force_terminal=force_terminal, highlight=False)
         self.live: Any = Live(console=self.console, auto_refresh=False, transient=False)
         self.live.start()
