@@ -226,6 +226,21 @@ def test_posix_commands_split_as_before(tmp_path):
     assert split_command(str(program)) == [str(program)]  # an existing file is taken whole
 
 
+def test_windows_ci_job_runs_the_runner_tests():
+    yaml = pytest.importorskip("yaml")  # the test extra installs PyYAML
+    jobs = {}
+    for workflow in (ROOT / ".github" / "workflows").glob("*.yml"):
+        jobs.update(yaml.safe_load(workflow.read_text())["jobs"])
+    windows = [job for job in jobs.values() if job.get("runs-on") == "windows-latest"
+               and any("pytest" in step.get("run", "") for step in job["steps"])]
+    assert len(windows) == 1, "one Windows job runs the runner's tests"
+    runs = " ".join(step.get("run", "") for step in windows[0]["steps"])
+    for part in ('-m "not debian"', "tests/test_tournament_units.py", "tests/test_tournament_options.py",
+                 "tests/test_tournament_cli.py", "[cluster,live,plot]"):
+        assert part in runs, part
+    assert "debian:" in (ROOT / "pyproject.toml").read_text()  # the marker is declared
+
+
 # --- install hints -------------------------------------------------------------------------------------
 
 def _pyproject_extras():
@@ -365,6 +380,7 @@ FASTCHESS_SPRT = (
 
 
 @pytest.mark.slow
+@pytest.mark.debian  # the shared opening book
 def test_a_fastchess_sprt_command_line_runs_unchanged_and_moves_the_llr(tmp_path):
     assert BOOK.is_file(), f"the opening book {BOOK} is missing"
     (tmp_path / "games").mkdir()

@@ -129,6 +129,7 @@ def test_bad_books_stop_the_run_before_any_engine_starts(tmp_path, capsys):
 
 # --- tablebase adjudication ----------------------------------------------------------------------
 
+@pytest.mark.debian
 def test_tablebase_verdicts():
     tb = open_tablebase(SYZYGY)
     rook = chess.Board("8/8/8/4k3/8/8/8/R3K3 b - - 0 1")

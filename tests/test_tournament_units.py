@@ -279,6 +279,7 @@ def _reaches(path, fen):
     return board.epd(en_passant="legal") == chess.Board(fen).epd(en_passant="legal")
 
 
+@pytest.mark.debian
 def test_2moves_book_lines_are_four_plies_from_the_start():
     from tournaments.replay import path_from_start
     lines = open(f"{DATA}/openings/2moves_v1.epd").read().splitlines()
@@ -288,6 +289,7 @@ def test_2moves_book_lines_are_four_plies_from_the_start():
         assert path is not None and len(path) == 4 and _reaches(path, line), line
 
 
+@pytest.mark.debian
 def test_path_from_start_edge_cases():
     from tournaments.replay import path_from_start
     # A pawn that takes two moves to reach c4, where Black captures it.
@@ -307,6 +309,7 @@ def test_path_from_start_edge_cases():
     assert path_from_start("not a fen") is None
 
 
+@pytest.mark.debian
 def test_openings_become_moves_from_the_start():
     from tournaments.openings import Opening, as_moves
     epd = Opening("rnbqkbnr/pppp1ppp/8/4p3/4P3/5N2/PPPP1PPP/RNBQKB1R b KQkq - 1 2")
