@@ -218,9 +218,13 @@ def test_windows_engine_paths_survive():
 
 def test_posix_commands_split_as_before(tmp_path):
     from tournaments.config import split_command
-    assert split_command("python -m uci_engine") == ["python", "-m", "uci_engine"]
-    assert split_command(r"my\ engine --x") == ["my engine", "--x"]
-    assert split_command("'my engine' --x") == ["my engine", "--x"]
+    # on_windows=False: what Linux and macOS do, whichever machine runs the test.
+    assert split_command("python -m uci_engine", on_windows=False) == ["python", "-m", "uci_engine"]
+    assert split_command(r"my\ engine --x", on_windows=False) == ["my engine", "--x"]
+    assert split_command("'my engine' --x", on_windows=False) == ["my engine", "--x"]
+    # On Windows every command is split as Windows splits it.
+    assert split_command('"my engine.exe" --x', on_windows=True) == ["my engine.exe", "--x"]
+    assert split_command("sf.exe --x", on_windows=True) == ["sf.exe", "--x"]
     program = tmp_path / "an engine"
     program.write_text("")
     assert split_command(str(program)) == [str(program)]  # an existing file is taken whole

@@ -33,12 +33,12 @@ class ConfigError(ValueError):
     """A run that cannot start as configured; the message is for the user."""
 
 
-def windows_style(command: str) -> bool:
+def windows_style(command: str, on_windows: bool = os.name == "nt") -> bool:
     """True if ``command`` must be split as Windows splits it: on Windows, or when it holds a Windows path."""
-    return os.name == "nt" or _WINDOWS_PATH.search(command) is not None
+    return on_windows or _WINDOWS_PATH.search(command) is not None
 
 
-def split_command(command: str) -> list[str]:
+def split_command(command: str, on_windows: bool = os.name == "nt") -> list[str]:
     """An engine's ``cmd=`` as the words of its command line.
 
     POSIX ``shlex.split`` would eat the backslashes of ``C:\\engines\\sf.exe``, so a
@@ -48,7 +48,7 @@ def split_command(command: str) -> list[str]:
     """
     if os.path.isfile(command):
         return [command]
-    if not windows_style(command):
+    if not windows_style(command, on_windows):
         return shlex.split(command)
     lexer = shlex.shlex(command, posix=False)
     lexer.whitespace_split = True
