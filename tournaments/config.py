@@ -168,7 +168,7 @@ class TournamentConfig:
     wait_ms: int = 0  # milliseconds to wait between the games of a slot
     log: str | None = None  # the whole engine dialogue of each game
     pgn_extras: list[str] = field(default_factory=list)  # per-move PGN fields (PGN_EXTRAS), fastchess's -pgnout
-    pgn_notation: str = "san"  # moves in the PGN: san, lan (Ng1-f3) or uci (g1f3), fastchess's notation=
+    pgn_notation: str = "san"  # moves in the PGN: san, lan (Ng1f3) or uci (g1f3), fastchess's notation=
     # append=false (fastchess): a new run empties the file first; -resume always keeps what it recorded.
     pgn_append: bool = True
     epd_append: bool = True
