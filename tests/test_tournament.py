@@ -97,7 +97,7 @@ def test_engine_faults_are_forfeits_with_reasons(tmp_path):
         "-engine", fake("illegal"), "name=illegal",
         "-engine", fake("malformed"), "name=malformed",
         "-engine", fake("silent"), "name=silent",
-        "-each", "tc=1+0.01", "timemargin=0.05",
+        "-each", "tc=1+0.01", "timemargin=50", "-recover",
         # 3 s to start: Stockfish loads its network, and a busy machine must not make it the culprit.
         "-games", "2", "-concurrency", "2", "-startup-timeout", "3", "-hang-timeout", "1",
         "-pgnout", str(pgn), "-report-every", "1",
@@ -141,7 +141,7 @@ def test_stockfish_against_xboard_phalanx_with_adjudication(tmp_path):
         "-engine", f"cmd={STOCKFISH}", "name=sf", "option.UCI_LimitStrength=true", "option.UCI_Elo=1350",
         "option.Hash=16",
         "-engine", f"cmd={PHALANX}", "name=phalanx", "proto=xboard",
-        "-each", "tc=1+0.01", "timemargin=0.1",
+        "-each", "tc=1+0.01", "timemargin=100",
         "-games", "2", "-concurrency", "2", "-maxmoves", "40",
         "-resign", "movecount=3", "score=700", "-draw", "movenumber=20", "movecount=4", "score=15",
         "-openings", f"file={BOOK}", "start=5",
@@ -151,17 +151,18 @@ def test_stockfish_against_xboard_phalanx_with_adjudication(tmp_path):
     games = read_games(pgn)
     assert len(games) == 2
     assert {g.headers["White"] for g in games} == {"sf", "phalanx"}  # colours swapped
-    # The 5th position of the book, played as its 4 moves from the start position: same opening twice.
+    # The 5th position of the book, reached by its 4 moves from the start position (the engines get them):
+    # the PGN starts at the position, with FEN and SetUp as fastchess writes it. Same opening twice.
     fifth = chess.Board(open(BOOK).readlines()[4])
     comment = re.compile(r"^([+-]\d+\.\d\d|[+-]M\d+)/\d+ \d+\.\d{3}s|^\d+\.\d{3}s")
     for game in games:
-        assert "FEN" not in game.headers
+        assert game.headers["SetUp"] == "1"
         check_replay(game)
         assert book_position(game).epd() == fifth.epd()
         assert game.headers["TimeControl"] == "1+0.01"
         assert game.headers["Termination"] in ("normal", "adjudication")
-        assert int(game.headers["PlyCount"]) <= 80 + 4
-        comments = [node.comment for node in game.mainline()][4:]
+        assert int(game.headers["PlyCount"]) <= 80
+        comments = [node.comment for node in game.mainline()]
         assert comments and all(comment.match(c) for c in comments), comments[:5]
     assert "Score of sf vs phalanx:" in proc.stdout and "Ptnml(0-2):" in proc.stdout
 
@@ -175,7 +176,7 @@ def test_fairymax_without_setboard_plays_the_book_as_moves(tmp_path):
     proc = run_cli([
         "-engine", f"cmd={FAIRYMAX}", "name=fairymax", "proto=xboard",
         "-engine", f"cmd={STOCKFISH}", "name=sf", "option.UCI_LimitStrength=true",
-        "-each", "tc=1+0.01", "timemargin=0.1", "-games", "2", "-concurrency", "2", "-maxmoves", "60",
+        "-each", "tc=1+0.01", "timemargin=100", "-games", "2", "-concurrency", "2", "-maxmoves", "60",
         "-openings", f"file={BOOK}", "order=random", "-srand", "5", "-pgnout", str(pgn),
     ])
     assert proc.returncode == 0, proc.stderr
@@ -183,8 +184,8 @@ def test_fairymax_without_setboard_plays_the_book_as_moves(tmp_path):
     assert len(games) == 2 and {g.headers["White"] for g in games} == {"fairymax", "sf"}
     assert book_position(games[0]).epd() == book_position(games[1]).epd()
     for game in games:
-        assert "FEN" not in game.headers
-        assert [n.comment for n in game.mainline()][:5].count("book") == 4  # a 2moves_v1 line: 4 plies
+        # Fairy-Max got the 4 plies of the 2moves_v1 line as moves; the PGN starts at the position.
+        assert game.headers["SetUp"] == "1" and "book" not in [n.comment for n in game.mainline()]
         check_replay(game)
     assert "Games lost to engine faults" not in proc.stdout, proc.stdout
 
@@ -324,7 +325,7 @@ def test_kestrel_plays_a_match():
     proc = run_cli(["-engine", f"cmd={sys.executable} -m uci_engine", "name=Kestrel",
                     "-engine", f"cmd={STOCKFISH}", "name=sf", "option.UCI_LimitStrength=true",
                     "option.Move Overhead=200",
-                    "-each", "tc=2+0.05", "timemargin=0.1", "-games", "2", "-maxmoves", "40"], timeout=120)
+                    "-each", "tc=2+0.05", "timemargin=100", "-games", "2", "-maxmoves", "40"], timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert "Score of Kestrel vs sf:" in proc.stdout
     assert "Games lost to engine faults" not in proc.stdout, proc.stdout

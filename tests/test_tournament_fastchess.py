@@ -28,7 +28,7 @@ def test_chess960_match_with_epdout_log_and_move_fields(tmp_path):
     assert starts[0] == starts[1] and starts[2] == starts[3] and starts[0] != starts[2]  # pairs share a start
     finals = [line.strip() for line in epd.read_text().splitlines()]
     assert len(finals) == 4
-    fields = re.compile(r"^[+-]\d+\.\d\d/\d+ \d+\.\d{3}s(, seldepth=\d+)?, nodes=\d+(, nps=\d+)?")
+    fields = re.compile(r"^[+-]\d+\.\d\d/\d+ \d+\.\d{3}s, n=\d+(, sd=\d+)?(, nps=\d+)?")  # fastchess's keys
     for game, final in zip(games, finals, strict=True):
         assert game.headers["Variant"] == "Chess960" and "ucinewgame" not in game.headers
         board = game.board()
@@ -57,7 +57,7 @@ def test_tablebase_adjudication_and_colours(tmp_path):
     book.write_text("8/8/8/4k3/8/8/P7/R3K3 w - - 0 1\n")
     pgn = tmp_path / "tb.pgn"
     args = ["-engine", fake("good"), "name=f", "-engine", f"cmd={STOCKFISH}", "name=sf", "depth=1",
-            "-each", "tc=1+0.01", "timemargin=0.2", "-games", "2", "-openings", f"file={book}", "-maxmoves", "3",
+            "-each", "tc=1+0.01", "timemargin=200", "-games", "2", "-openings", f"file={book}", "-maxmoves", "3",
             "-pgnout", str(pgn)]
     proc = run_cli([*args, "-tb", SYZYGY, "-reverse", "-wait", "20"])
     assert proc.returncode == 0, proc.stderr
@@ -73,7 +73,8 @@ def test_tablebase_adjudication_and_colours(tmp_path):
     games = read_games(pgn)
     assert [g.headers["White"] for g in games] == ["f", "f"]  # -noswap
     assert all("maximum length" in g.end().comment for g in games)  # 4 pieces > -tbpieces 3: no tablebase verdict
-    assert "Results of f vs sf (1+0.01, krpk.epd):" in proc.stdout and "Games: 2, Wins:" in proc.stdout
+    assert "Results of f vs sf (1+0.01, NULL - 1t, 1MB - 16MB, krpk.epd):" in proc.stdout
+    assert "Games: 2, Wins:" in proc.stdout and "Ptnml(0-2): [" in proc.stdout
 
 
 def test_a_uci_engine_without_chess960_cannot_play_it(tmp_path):

@@ -1,6 +1,7 @@
 """The fastchess/cutechess-cli options without engines: help text, schedules, Chess960, tablebases, output."""
 
 import math
+import re
 import struct
 import sys
 
@@ -129,6 +130,7 @@ def test_bad_books_stop_the_run_before_any_engine_starts(tmp_path, capsys):
 
 # --- tablebase adjudication ----------------------------------------------------------------------
 
+@pytest.mark.debian
 def test_tablebase_verdicts():
     tb = open_tablebase(SYZYGY)
     rook = chess.Board("8/8/8/4k3/8/8/8/R3K3 b - - 0 1")
@@ -157,8 +159,8 @@ def test_tablebase_verdicts():
 def test_move_comment_with_fastchess_fields():
     score = chess.engine.PovScore(chess.engine.Cp(35), chess.WHITE)
     assert move_comment(score, chess.WHITE, 12, 0.25) == "+0.35/12 0.250s"
-    assert move_comment(score, chess.BLACK, 12, 0.25, {"seldepth": "18", "nodes": "900"}) == \
-        "-0.35/12 0.250s, seldepth=18, nodes=900"
+    assert move_comment(score, chess.BLACK, 12, 0.25, {"n": "900", "sd": "18"}) == \
+        "-0.35/12 0.250s, n=900, sd=18"
 
 
 def _finished(results):
@@ -167,16 +169,23 @@ def _finished(results):
 
 
 def test_fastchess_result_block_by_hand():
-    config = config_of("-sprt", "elo0=0", "elo1=10")
+    config = config_of("-sprt", "elo0=0", "elo1=10", "-each", "option.Threads=1")
     config.engines[0].name, config.engines[1].name = "A", "B"
-    # A: game 0 win as White, game 1 draw as Black, game 2 win, game 3 win (Black lost: "0-1" is A's win)
-    lines = fastchess_lines(config, _finished(["1-0", "1/2-1/2", "1-0", "0-1"]))
-    assert lines[1] == "Results of A vs B (1, built-in):"
-    assert lines[4] == "Games: 4, Wins: 3, Losses: 0, Draws: 1, Points: 3.5 (87.50 %)"
-    assert lines[5] == "Ptnml(0-2): [0, 0, 0, 1, 1]"
-    # LOS = 1/2 (1 + erf(3 / sqrt(6))) with 3 wins, no loss; one pair 2-0 (WW), one 1.5 (WD)
-    assert lines[3] == "LOS: 95.84 %, DrawRatio: 25.00 %, PairsRatio: inf"
-    assert lines[6].startswith("LLR: ") and lines[6].endswith("[0.00, 10.00]")
+    # A's pairs: W+D (1.5), W+W (2), D+D (1), L+D (0.5); "0-1" in game 3 is A's win as Black.
+    lines = fastchess_lines(config, _finished(["1-0", "1/2-1/2", "1-0", "0-1", "1/2-1/2", "1/2-1/2", "0-1",
+                                               "1/2-1/2"]), {"A": {"Hash": "16"}})
+    assert lines[1] == "Results of A vs B (1, 1t, 16MB - NULL):"  # Hash: A's declared default, B has none
+    # Pair means 0.75, 1, 0.5, 0.25: score 0.625, variance 0.078125 per pair, 95% half-width
+    # 1.96 sqrt(0.078125 / 4) = 0.2739; Elo -400 log10(1 / 0.625 - 1) = 88.74, nElo = 0.125 / sqrt(0.15625)
+    # * 800 / ln 10 = 109.87, LOS = (1 - erf(-0.125 / sqrt(2 * 0.0195)) / 2 = 81.45 %.
+    assert lines[2] == "Elo: 88.74 +/- 243.16, nElo: 109.87 +/- 240.76"
+    assert lines[3] == "LOS: 81.45 %, DrawRatio: 25.00 %, PairsRatio: 2.00"
+    assert lines[4] == "Games: 8, Wins: 3, Losses: 1, Draws: 4, Points: 5.0 (62.50 %)"
+    assert lines[5] == "Ptnml(0-2): [0, 1, 1, 1, 1], WL/DD Ratio: 0.00"
+    assert re.fullmatch(r"LLR: -?\d+\.\d\d \(-?\d+\.\d%\) \(-2\.94, 2\.94\) \[0\.00, 10\.00\]", lines[6]), lines[6]
+    # One pair, both won: no spread, so the error bars are nan, as fastchess prints them.
+    one = fastchess_lines(config, _finished(["1-0", "0-1"]))
+    assert one[2] == "Elo: inf +/- nan, nElo: inf +/- nan" and one[5] == "Ptnml(0-2): [0, 0, 0, 0, 1], WL/DD Ratio: nan"
 
 
 def test_progress_lines_and_live_display(tmp_path):

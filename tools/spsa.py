@@ -15,7 +15,7 @@ iteration and the state is saved after each, so an interrupted run resumes with
 accepts; it is adopted only after an SPRT against the defaults.
 
     python -m tools.spsa --params rfp_margin,futility_base --iterations 200 \\
-        --each tc=2+0.02 timemargin=0.05 --pairs 2 --out tuned.json
+        --each tc=2+0.02 timemargin=50 --pairs 2 --out tuned.json
 """
 
 from __future__ import annotations
@@ -75,7 +75,8 @@ def play_pairs(engine_cmd: str, plus: str, minus: str, pairs: int, each: list[st
                    "-engine", f"cmd={engine_cmd}", "name=minus", f"option.SearchParams={minus}",
                    "-each", *each,
                    "-games", "2", "-rounds", str(pairs), "-srand", str(seed),
-                   "-pgnout", str(pgn_path), "-report-every", "1000"]
+                   "-pgnout", str(pgn_path), "-report-every", "1000",
+                   "-recover"]  # a crash costs its game, not the iteration (the runner stops without it)
         if book:
             command += ["-openings", f"file={book}", "order=random"]
         completed = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -133,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated names from search/param_table.py (or 'all')")
     parser.add_argument("--iterations", type=int, default=100)
     parser.add_argument("--pairs", type=int, default=2, help="game pairs per iteration")
-    parser.add_argument("--each", nargs="+", default=["tc=2+0.02", "timemargin=0.05"],
+    parser.add_argument("--each", nargs="+", default=["tc=2+0.02", "timemargin=50"],
                         help="the runner's -each settings of both engines (time control, nodes=...)")
     parser.add_argument("--book", default=None, help="an EPD opening book for the games")
     parser.add_argument("--engine", default="kestrel", help="the engine command (needs the SearchParams option)")

@@ -124,7 +124,7 @@ def selfplay(games: int, nodes: int, book: Path, pgn: Path, concurrency: int) ->
         "-openings", f"file={book}", "order=random", "-srand", str(int(time.time())),
         "-draw", "movenumber=40", "movecount=8", "score=5",
         "-resign", "movecount=4", "score=1000", "twosided=true",
-        "-report-every", "200", "-pgnout", str(pgn),
+        "-report-every", "200", "-pgnout", str(pgn), "-recover",
     ]
     print(" ".join(command), file=sys.stderr)
     return subprocess.call(command, cwd=Path(__file__).resolve().parents[1])

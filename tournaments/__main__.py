@@ -8,7 +8,15 @@ import os
 import sys
 
 from tournaments.adjudication import open_tablebase
-from tournaments.cli import USAGE, HelpRequested, backend_option, build_config, recover_option, split_options
+from tournaments.cli import (
+    USAGE,
+    HelpRequested,
+    backend_option,
+    build_config,
+    recover_option,
+    resume_path,
+    split_options,
+)
 from tournaments.config import ConfigError, TournamentConfig
 from tournaments.dask_backend import DaskBackend, import_distributed
 from tournaments.engines import probe
@@ -82,12 +90,18 @@ async def run(config: TournamentConfig, state: RunState, resume: bool, is_defaul
             probes = await preflight(config)
         check_setboard(config, probes, runner.openings, runner.specs)
         check_variant(config, probes)
+        runner.progress.declared = {name: {o.name: str(o.default) for o in result.options.values()
+                                           if o.default is not None} for name, result in probes.items()}
         try:
-            runner.pgn = PgnWriter(config.pgnout, truncate_to=state.pgn_offset if resume else None)
+            # A new run with fastchess's append=false empties the file; -resume cuts it back to its last game.
+            runner.pgn = PgnWriter(config.pgnout, truncate_to=state.pgn_offset if resume else
+                                   None if config.pgn_append else 0)
             state.pgn_offset = runner.pgn.offset
-            runner.epd = PgnWriter(config.epdout, truncate_to=state.epd_offset if resume else None)
+            runner.epd = PgnWriter(config.epdout, truncate_to=state.epd_offset if resume else
+                                   None if config.epd_append else 0)
             state.epd_offset = runner.epd.offset if config.epdout else None
-            runner.log = PgnWriter(config.log, truncate_to=state.log_offset if resume else None)
+            runner.log = PgnWriter(config.log, truncate_to=state.log_offset if resume else
+                                   None if config.log_append else 0)
             state.log_offset = runner.log.offset if config.log else None
             save_state(config.state_file, state)
         except OSError as err:
@@ -108,15 +122,24 @@ async def run(config: TournamentConfig, state: RunState, resume: bool, is_defaul
             await asyncio.to_thread(backend.close)
     if state.stopped:
         print(f"Stopped early: {state.stopped}", file=sys.stderr)
-    print(final_report(config, state.games), flush=True)
+    print(final_report(config, state.games, runner.progress.declared), flush=True)
     if config.plot:
-        try:
-            write_plot(config.plot, state.games, config.engines[0].name,
-                       config.engines[1].name if len(config.engines) == 2 else "the field", config.sprt)
-            print(f"Elo plot written to {config.plot}", file=sys.stderr)
-        except (PlotUnavailable, OSError) as err:
-            print(f"No plot: {err}", file=sys.stderr)
+        plot(config, state)
     return 0
+
+
+def plot(config: TournamentConfig, state: RunState) -> None:
+    """Draw ``-plot``, after the games and results are saved: a failure is a warning, never a lost run."""
+    assert config.plot is not None
+    try:
+        write_plot(config.plot, state.games, config.engines[0].name,
+                   config.engines[1].name if len(config.engines) == 2 else "the field", config.sprt)
+    except (PlotUnavailable, OSError) as err:
+        print(f"No plot: {err}", file=sys.stderr)
+    except Exception as err:  # a matplotlib that does not do what the plot needs: the games are safe anyway
+        print(f"Warning: no plot ({type(err).__name__}: {err}); the games and results are saved", file=sys.stderr)
+    else:
+        print(f"Elo plot written to {config.plot}", file=sys.stderr)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -129,10 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         logging.getLogger("asyncio").setLevel(logging.DEBUG if line.has("debug") else logging.ERROR)
         resume = line.get("resume")
         if resume is not None:
-            state_words, pgn_words = line.get("state"), line.get("pgnout")
-            path: str | None = resume[0] if resume else (state_words[0] if state_words else None)
-            if path is None and pgn_words:
-                path = pgn_words[0] + ".state.json"
+            path = resume_path(line)
             if path is None:
                 raise ConfigError("-resume needs the state file: -resume FILE, -state FILE or -pgnout FILE")
             state = load_state(path)

@@ -8,20 +8,22 @@ Options take the words that follow them up to the next option; engine and
 from __future__ import annotations
 
 import dataclasses
-import os
-import shlex
 from dataclasses import dataclass, field
 
 from tournaments.config import (
     PGN_EXTRAS,
+    PGN_NOTATIONS,
     AdjudicationConfig,
     ConfigError,
     EngineConfig,
     SprtConfig,
     TournamentConfig,
+    command_name,
     default_config,
     load_config_file,
+    split_command,
 )
+from tournaments.install import install_hint
 from tournaments.timecontrol import TimeControl
 
 
@@ -40,24 +42,28 @@ class OptionSpec:
 
 OPTION_SPECS: tuple[OptionSpec, ...] = (
     OptionSpec(("engine",), "KEY=VALUE ...", "an engine; keys: cmd= name= proto=uci|xboard dir= arg= (repeatable)\n"
-               "option.NAME=VALUE tc= st= nodes= depth= timemargin="),
+               "args=\"A B\" option.NAME=VALUE tc= st= nodes= depth= (or plies=) timemargin=MS\n"
+               "restart=off"),
     OptionSpec(("each",), "KEY=VALUE ...", "settings for every engine (same keys); an -engine's own keys win,\n"
                "but -each overrides engines read from -config"),
-    OptionSpec(("config",), "FILE", "a JSON config file (command-line options override it)"),
+    OptionSpec(("config",), "FILE | file=FILE [outname=STATE]", "a JSON config file (command-line options override\n"
+               "it); outname= names the resume state file (as -state)"),
     OptionSpec(("tournament",), "round-robin|gauntlet", "the kind of tournament (roundrobin is accepted)"),
-    OptionSpec(("games",), "N", "games per encounter per round (pairs share an opening, colours swapped)"),
+    OptionSpec(("games",), "N", "games per encounter per round (default 2); two games in a row of an\n"
+               "encounter form a pair (one opening, colours swapped), across rounds when N is odd"),
     OptionSpec(("rounds",), "N", "rounds (default 1)"),
-    OptionSpec(("repeat",), "[2]", "accepted for cutechess-cli users: every opening is always played twice,\n"
-               "colours swapped"),
+    OptionSpec(("repeat",), "[2]", "accepted for cutechess-cli and fastchess users: every opening is always\n"
+               "played twice, colours swapped"),
     OptionSpec(("noswap",), "", "do not swap colours: the first engine of an encounter always has White"),
     OptionSpec(("reverse",), "", "the second engine of an encounter has White in the first game of a pair"),
     OptionSpec(("concurrency",), "N", "games played at once with the local backend (default 1)"),
     OptionSpec(("backend",), "local|dask ADDR [scaletc]",
                "local (the default) plays on this machine; dask tcp://host:8786 plays on a Dask\n"
-               "cluster, dask local:N on a LocalCluster of N worker processes here (pip install\n"
-               "'kestrel-chess[cluster]'); scaletc scales each worker's clocks by its measured speed"),
+               f"cluster, dask local:N on a LocalCluster of N worker processes here\n"
+               f"({install_hint('cluster')}); scaletc scales each worker's clocks by its measured speed"),
     OptionSpec(("openings",), "file=F [format=epd|pgn] [order=sequential|random] [plies=N] [start=N] [policy=P]",
-               "EPD positions a few plies deep are played as moves from the start position;\n"
+               "EPD positions a few plies deep are played as moves from the start position (the PGN\n"
+               "starts at the position, with FEN and SetUp tags, as fastchess writes it);\n"
                "policy=default (a new opening each pair of games), encounter (a new opening\n"
                "for each pairing of players) or round (one opening for every game of a round)"),
     OptionSpec(("variant",), "standard|fischerandom", "Chess960 with fischerandom: a Chess960 book, or the 960\n"
@@ -71,16 +77,20 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
     OptionSpec(("tbignore50",), "", "a tablebase win counts even when the fifty-move rule would save the loser"),
     OptionSpec(("sprt",), "elo0=E0 elo1=E1 [alpha=0.05] [beta=0.05] [model=normalized|logistic]",
                "an SPRT between the two engines (or positionally: -sprt E0 E1 ALPHA BETA)"),
-    OptionSpec(("pgnout",), "FILE [min] [fi] [KEY=true ...]",
+    OptionSpec(("pgnout",), "FILE [min] [fi] | file=FILE [KEY=VALUE ...]",
                "append finished games to FILE (min: no comments; fi: accepted, only finished\n"
-               "games are ever written); fastchess's form file=FILE min=true works too, and\n"
-               "seldepth=true nodes=true nps=true timeleft=true add those to each move's comment"),
-    OptionSpec(("epdout",), "FILE", "append the final position of each game to FILE (EPD)"),
-    OptionSpec(("log",), "FILE", "append the whole engine dialogue of each game to FILE"),
+               "games are ever written); fastchess's keys: min= append= notation=san|lan|uci, and\n"
+               "nodes= seldepth= nps= hashfull= tbhits= pv= timeleft= latency= (=true adds the\n"
+               "field to each move's comment)"),
+    OptionSpec(("epdout",), "FILE | file=FILE [append=true|false]", "append the final position of each game to\n"
+               "FILE (EPD)"),
+    OptionSpec(("log",), "FILE | file=FILE [KEY=VALUE ...]", "append the whole engine dialogue of each game to\n"
+               "FILE; fastchess's append= level= engine= realtime= are accepted"),
     OptionSpec(("state",), "FILE", "resume state (default: PGNFILE.state.json)"),
     OptionSpec(("resume",), "[FILE]", "continue the interrupted run recorded in the state file"),
-    OptionSpec(("recover",), "[on|off]", "restart engines that crash or stall and play on (on, the default);\n"
-               "off stops the run after such a game (-resume continues it)"),
+    OptionSpec(("recover",), "[on|off]", "restart engines that crash or stall and play on; without it (the\n"
+               "default, as in fastchess and cutechess-cli) the run stops after such a game\n"
+               "(-resume continues it)"),
     OptionSpec(("wait",), "MS", "milliseconds to wait between two games of the same engines"),
     OptionSpec(("plot",), "FILE.png", "Elo estimate and error bar against games played, and the SPRT's LLR\n"
                "(needs matplotlib)"),
@@ -99,8 +109,8 @@ USAGE_TAIL = """\
 With no engines, Kestrel alpha-beta plays Kestrel MCTS on built-in openings.
 
 time controls: tc=40/60+0.6 (moves/seconds+increment), tc=10+0.1, tc=5, tc=inf;
-  st=1 (seconds per move), nodes=10000, depth=8; timemargin=0.05 (seconds a side may overstep;
-  cutechess-cli counts milliseconds, so timemargin=50ms is accepted too)
+  st=1 (seconds per move), nodes=10000, depth=8; timemargin=50 (milliseconds a side may overstep
+  its clock, as in fastchess and cutechess-cli; timemargin=50ms and timemargin=0.05s say the same)
 """
 
 
@@ -125,6 +135,8 @@ USAGE = usage()
 OPTIONS = {name for spec in OPTION_SPECS for name in spec.names}
 TOURNAMENT_KINDS = {"round-robin": "round-robin", "roundrobin": "round-robin", "gauntlet": "gauntlet"}
 TC_KEYS = ("tc", "st", "nodes", "depth", "timemargin")
+# fastchess's spellings of engine keys: plies= is depth=.
+ENGINE_KEY_ALIASES = {"plies": "depth"}
 
 
 class HelpRequested(Exception):
@@ -193,21 +205,25 @@ def _number(text: str | None, what: str, kind: type = int) -> float | None:
 
 
 def _timemargin(text: str | None, name: str) -> str | None:
-    """Seconds, as this runner counts them; ``50ms`` for cutechess-cli habits.
+    """Seconds from ``timemargin=``: milliseconds, as fastchess and cutechess-cli count them.
 
-    A bare number of 10 or more is refused: it is almost surely cutechess-cli's
-    milliseconds, and as seconds it would switch flagging off without a word.
+    ``50ms`` and ``0.05s`` name their unit. A bare number must be whole
+    milliseconds (fastchess refuses anything else too): ``timemargin=0.05``, this
+    runner's old seconds, is refused rather than read as 0.05 ms.
     """
     if text is None:
         return None
+    what = f"engine {name!r}: timemargin"
     if text.endswith("ms"):
-        value = _number(text[:-2], f"engine {name!r}: timemargin", float)
-        return str((value or 0.0) / 1000.0)
-    value = _number(text, f"engine {name!r}: timemargin", float)
-    if value is not None and value >= 10:
-        raise ConfigError(f"engine {name!r}: timemargin={text} is in seconds here (cutechess-cli counts "
-                          f"milliseconds): write timemargin={value / 1000:g} or timemargin={text}ms")
-    return text
+        return str((_number(text[:-2], what, float) or 0.0) / 1000.0)
+    if text.endswith("s"):
+        return str(_number(text[:-1], what, float))
+    if not text.isdigit():
+        value = _number(text, what, float) or 0.0
+        raise ConfigError(f"{what}={text}: a bare timemargin counts milliseconds (whole numbers, as in fastchess "
+                          f"and cutechess-cli): write timemargin={value * 1000:g} for {value:g} s, or give the "
+                          f"unit (timemargin={text}s or {text}ms)")
+    return str(int(text) / 1000.0)
 
 
 def _sort_keys(pairs: list[tuple[str, str]], what: str) -> tuple[dict[str, str], dict[str, str], list[str]]:
@@ -216,10 +232,18 @@ def _sort_keys(pairs: list[tuple[str, str]], what: str) -> tuple[dict[str, str],
     options: dict[str, str] = {}
     args: list[str] = []
     for key, value in pairs:
+        key = ENGINE_KEY_ALIASES.get(key, key)
         if key.startswith("option."):
             options[key[len("option."):]] = value
         elif key == "arg":
             args.append(value)
+        elif key == "args":  # fastchess: several arguments in one value
+            args += _split(value, what)
+        elif key == "restart":
+            # Engines are kept between games, which is fastchess's restart=off.
+            if value != "off":
+                raise ConfigError(f"{what}: restart={value} is not supported (engines are kept between games, "
+                                  f"as restart=off; a crashed engine is restarted with -recover)")
         elif key in ("cmd", "name", "proto", "dir") + TC_KEYS:
             settings[key] = value
         else:
@@ -235,13 +259,22 @@ def _time_control(settings: dict[str, str], name: str) -> TimeControl:
         raise ConfigError(f"engine {name!r}: {err}") from None
 
 
+def _split(command: str, what: str) -> list[str]:
+    try:
+        return split_command(command)
+    except ValueError as err:  # an unclosed quote
+        raise ConfigError(f"{what}: cannot split {command!r}: {err}") from None
+
+
 def engine_from_words(pairs: list[tuple[str, str]], each: list[tuple[str, str]], number: int) -> EngineConfig:
     """One ``-engine``, its own keys taking precedence over ``-each``."""
     settings, options, args = _sort_keys(each + pairs, f"engine {number}")
     if "cmd" not in settings:
         raise ConfigError(f"engine {number}: no cmd=")
-    command = shlex.split(settings["cmd"]) + args
-    name = settings.get("name") or os.path.basename(command[0])
+    command = _split(settings["cmd"], f"engine {number}") + args
+    if not command:
+        raise ConfigError(f"engine {number}: empty cmd=")
+    name = settings.get("name") or command_name(command)
     if not any(k in settings for k in TC_KEYS[:4]):
         raise ConfigError(f"engine {name!r}: no time control (give -each tc=10+0.1, or st=, nodes=, depth=)")
     return EngineConfig(name=name, command=command, protocol=settings.get("proto", "uci"), options=options,
@@ -253,7 +286,7 @@ def apply_each(engine: EngineConfig, each: list[tuple[str, str]]) -> EngineConfi
     if not each:
         return engine
     settings, options, args = _sort_keys(each, "-each")
-    command = (shlex.split(settings["cmd"]) if "cmd" in settings else list(engine.command)) + args
+    command = (_split(settings["cmd"], "-each") if "cmd" in settings else list(engine.command)) + args
     name = settings.get("name", engine.name)
     tc = engine.tc
     if any(k in settings for k in TC_KEYS[:4]):
@@ -326,38 +359,123 @@ def backend_option(line: CommandLine) -> tuple[str, str | None, bool] | None:
                       "optionally followed by scaletc")
 
 
-def _flag(value: str) -> bool:
+def _flag(value: str, what: str = "") -> bool:
     if value.lower() in ("true", "1", "on", "yes"):
         return True
     if value.lower() in ("false", "0", "off", "no"):
         return False
-    raise ConfigError(f"expected true or false, got {value!r}")
+    raise ConfigError(f"{what}{': ' if what else ''}expected true or false, got {value!r}")
+
+
+LOG_LEVELS = ("trace", "info", "warn", "err", "fatal")
+PGNOUT_KEYS = ("min", "append", "notation") + PGN_EXTRAS
+
+
+def file_option(words: list[str], flag: str, keys: tuple[str, ...],
+                bare: tuple[str, ...] = ()) -> tuple[str | None, dict[str, str], list[str]]:
+    """cutechess-cli's ``-flag FILE [WORD ...]`` or fastchess's ``-flag file=FILE KEY=VALUE ...``.
+
+    Returns the file, the ``KEY=VALUE`` settings and the bare words after the
+    file (only those in ``bare``); any other word or key is refused, naming the
+    flag and the key, so that ``file=F`` can never become a file called ``file=F``.
+    """
+    path: str | None = None
+    values: dict[str, str] = {}
+    flags: list[str] = []
+    known = ", ".join(("file",) + keys)
+    for i, word in enumerate(words):
+        key, eq, value = word.partition("=")
+        if not eq:
+            if i == 0:
+                path = word
+            elif word in bare:
+                flags.append(word)
+            else:
+                raise ConfigError(f"-{flag}: unexpected {word!r} (a file name first, then "
+                                  f"{' or '.join(bare) + ' or ' if bare else ''}key=value with keys {known})")
+        elif key == "file":
+            path = value
+        elif key in keys:
+            values[key] = value
+        else:
+            raise ConfigError(f"-{flag}: unknown key {key!r} (keys: {known})")
+    return path, values, flags
 
 
 def _pgnout(words: list[str], config: TournamentConfig) -> None:
     """cutechess-cli's ``-pgnout FILE [min] [fi]`` or fastchess's ``-pgnout file=FILE nodes=true ...``."""
-    extras: list[str] = []
-    path: str | None = None
-    minimal = False
-    for i, word in enumerate(words):
-        key, eq, value = word.partition("=")
-        if i == 0 and not eq:
-            path = word
-        elif not eq and word in ("min", "fi"):
-            minimal = minimal or word == "min"
-        elif key == "file":
-            path = value
-        elif key == "min":
-            minimal = _flag(value)
-        elif key in PGN_EXTRAS:
-            if _flag(value):
-                extras.append(key)
-        else:
-            raise ConfigError(f"-pgnout: unexpected {word!r} (a file name, then min, fi, or "
-                              f"{'=true, '.join(PGN_EXTRAS)}=true)")
+    if any(w.startswith("match_line=") for w in words):
+        raise ConfigError("-pgnout: match_line= is not supported (engine output lines are not kept per move); "
+                          "-log records the whole dialogue")
+    path, values, flags = file_option(words, "pgnout", PGNOUT_KEYS, ("min", "fi"))
     if path is None:
-        raise ConfigError("-pgnout needs a file name")
-    config.pgnout, config.pgn_min, config.pgn_extras = path, minimal, extras
+        raise ConfigError("-pgnout needs a file name (FILE or file=FILE)")
+    notation = values.get("notation", "san")
+    if notation not in PGN_NOTATIONS:
+        raise ConfigError(f"-pgnout: notation={notation} is not one of {', '.join(PGN_NOTATIONS)}")
+    config.pgnout, config.pgn_notation = path, notation
+    config.pgn_min = "min" in flags or _flag(values.get("min", "false"), "-pgnout min")
+    config.pgn_append = _flag(values.get("append", "true"), "-pgnout append")
+    # Written in fastchess's order, whatever the order on the command line.
+    config.pgn_extras = [key for key in PGN_EXTRAS if _flag(values.get(key, "false"), f"-pgnout {key}")]
+
+
+def _epdout(words: list[str], config: TournamentConfig) -> None:
+    """``-epdout FILE`` (cutechess-cli) or ``-epdout file=FILE [append=false]`` (fastchess)."""
+    path, values, _ = file_option(words, "epdout", ("append",))
+    if path is None:
+        raise ConfigError("-epdout needs a file name (FILE or file=FILE)")
+    config.epdout = path
+    config.epd_append = _flag(values.get("append", "true"), "-epdout append")
+
+
+def _log(words: list[str], config: TournamentConfig) -> None:
+    """``-log FILE`` or fastchess's ``-log file=FILE level=... engine=true ...``.
+
+    The file always holds the engine dialogue (fastchess's ``engine=true``);
+    ``level=`` and ``realtime=`` are checked and accepted, having nothing else to
+    filter or flush (each game is written whole when it ends).
+    """
+    path, values, _ = file_option(words, "log", ("level", "append", "compress", "realtime", "engine"))
+    if path is None:
+        raise ConfigError("-log needs a file name (FILE or file=FILE)")
+    level = values.get("level", "warn")
+    if level not in LOG_LEVELS:
+        raise ConfigError(f"-log: level={level} is not one of {', '.join(LOG_LEVELS)}")
+    for key in ("realtime", "engine"):
+        _flag(values.get(key, "true"), f"-log {key}")
+    if _flag(values.get("compress", "false"), "-log compress"):
+        raise ConfigError("-log: compress=true is not supported (the log is plain text)")
+    config.log = path
+    config.log_append = _flag(values.get("append", "true"), "-log append")
+
+
+def config_option(words: list[str]) -> tuple[str | None, str | None]:
+    """``-config FILE`` or fastchess's ``-config file=FILE [outname=STATE] ...``: (config file, state file).
+
+    fastchess's ``outname=`` names the file it saves the run to for resuming,
+    which here is the state file. Kestrel's config files hold no results, so
+    ``stats=`` has nothing to load or drop; ``discard=true`` is refused.
+    """
+    path, values, _ = file_option(words, "config", ("outname", "discard", "stats"))
+    _flag(values.get("stats", "true"), "-config stats")
+    if _flag(values.get("discard", "false"), "-config discard"):
+        raise ConfigError("-config: discard=true is not supported (leave out file= to start without a config)")
+    if path is None and "outname" not in values:
+        raise ConfigError("-config needs a file (FILE or file=FILE) or outname=FILE")
+    return path, values.get("outname")
+
+
+def output_option(words: list[str]) -> str:
+    """``-output format=fastchess`` (fastchess) or ``-output fastchess``."""
+    if len(words) != 1:
+        raise ConfigError("-output takes one value: format=cutechess or format=fastchess")
+    key, eq, value = words[0].partition("=")
+    if not eq:
+        return words[0]
+    if key != "format":
+        raise ConfigError(f"-output: unknown key {key!r} (keys: format)")
+    return value
 
 
 def recover_option(line: CommandLine) -> bool | None:
@@ -370,9 +488,27 @@ def recover_option(line: CommandLine) -> bool | None:
     return recover != ["off"]
 
 
+def resume_path(line: CommandLine) -> str | None:
+    """The state file ``-resume`` reads: ``-resume FILE``, ``-state``, ``-config outname=``, or the PGN's."""
+    resume, state = line.get("resume"), line.get("state")
+    if resume:
+        return resume[0]
+    if state:
+        return state[0]
+    config_words = line.get("config")
+    if config_words is not None:
+        outname = config_option(config_words)[1]
+        if outname is not None:
+            return outname
+    pgn_words = line.get("pgnout")
+    pgn = file_option(pgn_words, "pgnout", PGNOUT_KEYS, ("min", "fi"))[0] if pgn_words else None
+    return pgn + ".state.json" if pgn else None
+
+
 def build_config(line: CommandLine) -> tuple[TournamentConfig, bool]:
     """The run's configuration, and whether it is the built-in default (no engines given)."""
-    config_file = _single(line, "config")
+    config_words = line.get("config")
+    config_file, outname = config_option(config_words) if config_words is not None else (None, None)
     config = load_config_file(config_file) if config_file else None
     each = key_values(sum(line.all("each"), []), "-each")
     engines = [engine_from_words(key_values(words, f"-engine {i}"), each, i)
@@ -440,11 +576,18 @@ def build_config(line: CommandLine) -> tuple[TournamentConfig, bool]:
         value = _single(line, name)
         if value is not None:
             setattr(config, attr, int(_number(value, f"-{name}")))  # type: ignore[arg-type]
-    output = _single(line, "output")
+    output = line.get("output")
     if output is not None:
-        config.output = output.removeprefix("format=")
+        config.output = output_option(output)
+    epdout, log = line.get("epdout"), line.get("log")
+    if epdout is not None:
+        _epdout(epdout, config)
+    if log is not None:
+        _log(log, config)
+    if outname is not None:
+        config.state_file = outname
     for name, attr in (("state", "state_file"), ("plot", "plot"), ("event", "event"), ("site", "site"),
-                       ("variant", "variant"), ("epdout", "epdout"), ("log", "log"), ("tb", "tb_path")):
+                       ("variant", "variant"), ("tb", "tb_path")):
         value = _single(line, name)
         if value is not None:
             setattr(config, attr, value)

@@ -7,6 +7,9 @@ file and the resume state file describe a run the same way.
 from __future__ import annotations
 
 import json
+import ntpath
+import os
+import re
 import shlex
 import shutil
 import sys
@@ -15,12 +18,49 @@ from typing import Any
 
 from tournaments.timecontrol import TimeControl
 
-# Per-move PGN comment fields that ``-pgnout`` can add, in the order written (as fastchess writes them).
-PGN_EXTRAS = ("seldepth", "nodes", "nps", "timeleft")
+# Per-move PGN comment fields that ``-pgnout`` can add (fastchess's option names), in the order fastchess
+# writes them, and the key each is written with (``tl=``, ``n=``, ``sd=``... as in fastchess's PGN).
+PGN_EXTRAS = ("timeleft", "latency", "nodes", "seldepth", "nps", "hashfull", "tbhits", "pv")
+PGN_EXTRA_KEYS = {"timeleft": "tl", "latency": "latency", "nodes": "n", "seldepth": "sd", "nps": "nps",
+                  "hashfull": "hashfull", "tbhits": "tbhits", "pv": "pv"}
+PGN_NOTATIONS = ("san", "lan", "uci")
+# A backslash before anything but blank, a quote or another backslash is a Windows path separator, not an
+# escape: ``C:\engines\sf.exe`` or ``engines\sf.exe``. A POSIX ``my\ engine`` is still an escaped blank.
+_WINDOWS_PATH = re.compile(r"^\s*[\"']?([A-Za-z]:[\\/]|\\\\)|\\[^\s\"'\\]")
 
 
 class ConfigError(ValueError):
     """A run that cannot start as configured; the message is for the user."""
+
+
+def windows_style(command: str, on_windows: bool = os.name == "nt") -> bool:
+    """True if ``command`` must be split as Windows splits it: on Windows, or when it holds a Windows path."""
+    return on_windows or _WINDOWS_PATH.search(command) is not None
+
+
+def split_command(command: str, on_windows: bool = os.name == "nt") -> list[str]:
+    """An engine's ``cmd=`` as the words of its command line.
+
+    POSIX ``shlex.split`` would eat the backslashes of ``C:\\engines\\sf.exe``, so a
+    command that names an existing file is taken whole (a path with blanks needs no
+    quotes), and a Windows one is split at blanks outside double quotes with its
+    backslashes kept; anything else is split as a POSIX shell would.
+    """
+    if os.path.isfile(command):
+        return [command]
+    if not windows_style(command, on_windows):
+        return shlex.split(command)
+    lexer = shlex.shlex(command, posix=False)
+    lexer.whitespace_split = True
+    lexer.commenters = ""
+    lexer.quotes = '"'  # cmd.exe quotes with double quotes only: O'Brien is a name, not a quote
+    return [word[1:-1] if len(word) >= 2 and word[0] == word[-1] == '"' else word for word in lexer]
+
+
+def command_name(command: list[str]) -> str:
+    """The engine's default name: the file name of its program, Windows paths included."""
+    program = command[0] if command else ""
+    return ntpath.basename(program) if windows_style(program) else os.path.basename(program)
 
 
 @dataclass
@@ -43,7 +83,7 @@ class EngineConfig:
     def from_dict(cls, data: dict[str, Any]) -> EngineConfig:
         data = dict(data)
         if isinstance(data.get("command"), str):
-            data["command"] = shlex.split(data["command"])
+            data["command"] = split_command(data["command"])
         if isinstance(data.get("tc"), dict):
             data["tc"] = TimeControl.from_dict(data["tc"])
         elif isinstance(data.get("tc"), str):
@@ -111,7 +151,9 @@ class TournamentConfig:
     site: str = "?"
     startup_timeout: float = 10.0  # seconds for uci/uciok, isready/readyok and option setup
     hang_timeout: float = 60.0  # seconds for a move when nothing else bounds it (nodes/depth)
-    recover: bool = True  # restart crashed or stalled engines and keep going; False stops the run
+    # Restart crashed or stalled engines and keep going (-recover); off, as in fastchess and cutechess-cli,
+    # a crash or stall stops the run after that game is recorded.
+    recover: bool = False
     report_every: int = 10  # games between progress lines when stderr is not a terminal
     backend: str = "local"  # "local" or "dask"
     scheduler: str | None = None  # with dask: a scheduler address, or "local:N" for a LocalCluster
@@ -125,7 +167,12 @@ class TournamentConfig:
     reverse: bool = False  # the second engine of each encounter takes White first
     wait_ms: int = 0  # milliseconds to wait between the games of a slot
     log: str | None = None  # the whole engine dialogue of each game
-    pgn_extras: list[str] = field(default_factory=list)  # per-move PGN fields: nodes seldepth nps timeleft
+    pgn_extras: list[str] = field(default_factory=list)  # per-move PGN fields (PGN_EXTRAS), fastchess's -pgnout
+    pgn_notation: str = "san"  # moves in the PGN: san, lan (Ng1f3) or uci (g1f3), fastchess's notation=
+    # append=false (fastchess): a new run empties the file first; -resume always keeps what it recorded.
+    pgn_append: bool = True
+    epd_append: bool = True
+    log_append: bool = True
     output: str = "cutechess"  # progress and result text for tools: "cutechess" or "fastchess"
 
     def to_dict(self) -> dict[str, Any]:
@@ -162,6 +209,14 @@ class TournamentConfig:
             raise ConfigError(f"unknown tournament type {self.kind!r} (round-robin or gauntlet)")
         if self.games < 1 or self.rounds < 1 or self.concurrency < 1:
             raise ConfigError("games, rounds and concurrency must be at least 1")
+        if self.games % 2 and self.rounds > 1 and self.openings.policy != "default":
+            # An odd -games pairs the last game of a round with the first of the next (runner.schedule),
+            # but these policies give the two rounds different openings: the pair could not share one.
+            raise ConfigError(f"-games {self.games} pairs games across rounds, which -openings "
+                              f"policy={self.openings.policy} cannot do (it changes the opening between them): "
+                              f"use an even -games or policy=default")
+        if self.pgn_notation not in PGN_NOTATIONS:
+            raise ConfigError(f"unknown PGN notation {self.pgn_notation!r} ({', '.join(PGN_NOTATIONS)})")
         if self.backend not in ("local", "dask"):
             raise ConfigError(f"unknown backend {self.backend!r} (local or dask)")
         if self.backend == "dask" and not self.scheduler:

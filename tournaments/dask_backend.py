@@ -33,13 +33,13 @@ from tournaments.adjudication import open_tablebase
 from tournaments.config import ConfigError, TournamentConfig
 from tournaments.engines import EnginePool, ProbeResult, SetupError, probe
 from tournaments.game import GameOutcome, GameSpec, play_game, unplayed_game
+from tournaments.install import install_hint
 from tournaments.openings import Opening
 
 if TYPE_CHECKING:
     from tournaments.runner import Runner
 
-INSTALL_HINT = ("the Dask backend needs dask.distributed: pip install 'kestrel-chess[cluster]' "
-                "(or pip install 'dask[distributed]')")
+INSTALL_HINT = f"the Dask backend needs dask.distributed: {install_hint('cluster')}"
 # Speeds further apart than this are more likely a busy machine than a slow one: the factor is clamped.
 MAX_SCALE = 4.0
 _T = TypeVar("_T")

@@ -18,7 +18,7 @@ import chess.engine
 import chess.pgn
 
 from tournaments.adjudication import Adjudicator, Verdict, open_tablebase, rules_verdict, score_cp, tablebase_verdict
-from tournaments.config import TournamentConfig
+from tournaments.config import PGN_EXTRA_KEYS, PGN_EXTRAS, TournamentConfig
 from tournaments.dialogue import DialogueRecorder
 from tournaments.engines import EngineFault, EngineProcess, SetupError
 from tournaments.openings import Opening
@@ -77,9 +77,9 @@ def move_comment(score: chess.engine.PovScore | None, color: chess.Color, depth:
                  elapsed: float, extras: dict[str, str] | None = None) -> str:
     """cutechess-style ``+0.35/12 0.251s`` from the mover's view, then ``-pgnout``'s extra fields.
 
-    The extras follow as ``, key=value`` the way fastchess appends its optional
-    fields (``seldepth=``, ``nodes=``, ``nps=``, ``timeleft=``); a field the
-    engine did not report is left out.
+    The extras follow as ``, key=value`` with the keys fastchess writes
+    (``tl=``, ``latency=``, ``n=``, ``sd=``, ``nps=``, ``hashfull=``, ``tbhits=``,
+    ``pv="..."``); a field the engine did not report is left out.
     """
     tail = "".join(f", {key}={value}" for key, value in (extras or {}).items())
     text = f"{elapsed:.3f}s"
@@ -97,10 +97,18 @@ def move_comment(score: chess.engine.PovScore | None, color: chess.Color, depth:
     return f"{value}/{depth if depth is not None else 0} {text}{tail}"
 
 
-def _extras(fields: list[str], info: chess.engine.InfoDict, clock: Clock) -> dict[str, str]:
-    values = {"seldepth": info.get("seldepth"), "nodes": info.get("nodes"), "nps": info.get("nps"),
-              "timeleft": f"{clock.remaining:.3f}s" if clock.tc.has_clock else None}
-    return {key: str(values[key]) for key in fields if values.get(key) is not None}
+def _extras(fields: list[str], info: chess.engine.InfoDict, clock: Clock, elapsed: float) -> dict[str, str]:
+    """The ``-pgnout`` fields of one move, in fastchess's order and spelling."""
+    reported = info.get("time")
+    pv = info.get("pv")
+    values = {"timeleft": f"{clock.remaining:.3f}s" if clock.tc.has_clock else None,
+              # Measured minus reported thinking time: what the engine's own clock does not see.
+              "latency": f"{elapsed - reported:.3f}s" if reported is not None else None,
+              "nodes": info.get("nodes"), "seldepth": info.get("seldepth"), "nps": info.get("nps"),
+              "hashfull": info.get("hashfull"), "tbhits": info.get("tbhits"),
+              "pv": f'"{" ".join(m.uci() for m in pv)}"' if pv else None}
+    return {PGN_EXTRA_KEYS[key]: str(values[key]) for key in PGN_EXTRAS
+            if key in fields and values.get(key) is not None}
 
 
 async def _ensure_started(engine: EngineProcess, timeout: float) -> EngineFault | None:
@@ -130,14 +138,13 @@ async def _prepare(engine: EngineProcess, game_id: object, timeout: float) -> En
 
 
 async def _move(engine: EngineProcess, board: chess.Board, limit: chess.engine.Limit, game_id: object,
-                timeout: float, clock_bound: bool) -> tuple[chess.engine.PlayResult, float]:
+                timeout: float, clock_bound: bool, pv: bool = False) -> tuple[chess.engine.PlayResult, float]:
     """One engine move and the seconds it took; raises ``EngineFault``."""
     assert engine.protocol is not None
+    info = chess.engine.INFO_BASIC | chess.engine.INFO_SCORE | (chess.engine.INFO_PV if pv else chess.engine.INFO_NONE)
     start = time.perf_counter()
     try:
-        result = await asyncio.wait_for(
-            engine.protocol.play(board, limit, game=game_id, info=chess.engine.INFO_BASIC | chess.engine.INFO_SCORE),
-            timeout)
+        result = await asyncio.wait_for(engine.protocol.play(board, limit, game=game_id, info=info), timeout)
     except asyncio.TimeoutError:
         if clock_bound:
             raise EngineFault("flag", f"no move after {time.perf_counter() - start:.3f}s") from None
@@ -168,9 +175,62 @@ def _new_pgn(config: TournamentConfig, spec: GameSpec, opening: Opening) -> ches
     else:
         h["WhiteTimeControl"] = white_tc
         h["BlackTimeControl"] = black_tc
-    if opening.fen != chess.STARTING_FEN or opening.chess960:
-        game.setup(opening.start_board())  # also writes Variant "Chess960" for Chess960 games
+    start = opening.pgn_board()
+    if opening.hidden or opening.fen != chess.STARTING_FEN or opening.chess960:
+        game.setup(start)  # FEN and SetUp; also Variant "Chess960" for Chess960 games
     return game
+
+
+class _Exporter(chess.pgn.StringExporter):
+    """python-chess's PGN text, with the moves in fastchess's ``notation=``: SAN, LAN or UCI."""
+
+    def __init__(self, notation: str, comments: bool) -> None:
+        super().__init__(headers=True, variations=True, comments=comments)
+        self.notation = notation
+
+    def visit_move(self, board: chess.Board, move: chess.Move) -> None:
+        if self.notation == "san":
+            super().visit_move(board, move)
+            return
+        if self.variations or not self.variation_depth:
+            if board.turn == chess.WHITE:
+                self.write_token(f"{board.fullmove_number}. ")
+            elif self.force_movenumber:
+                self.write_token(f"{board.fullmove_number}... ")
+            self.write_token(_lan(board, move) if self.notation == "lan" else move.uci())
+            self.write_token(" ")
+            self.force_movenumber = False
+
+
+def _lan(board: chess.Board, move: chess.Move) -> str:
+    """fastchess's long algebraic notation: ``Ng1f3``, ``e4xd5``, ``O-O`` (python-chess writes ``Ng1-f3``)."""
+    text = board.lan(move)
+    return text if board.is_castling(move) else text.replace("-", "")
+
+
+# Tags after the Seven Tag Roster in the order fastchess writes them; any other follows.
+_TAG_ORDER = ("Event", "Site", "Date", "Round", "White", "Black", "Result", "SetUp", "FEN", "Variant",
+              "GameDuration", "GameStartTime", "GameEndTime", "PlyCount", "Termination", "TimeControl",
+              "WhiteTimeControl", "BlackTimeControl")
+
+
+def _pgn_text(config: TournamentConfig, game: chess.pgn.Game) -> str:
+    headers = dict(game.headers)
+    game.headers.clear()
+    for key in sorted(headers, key=lambda k: _TAG_ORDER.index(k) if k in _TAG_ORDER else len(_TAG_ORDER)):
+        game.headers[key] = headers[key]
+    return game.accept(_Exporter(config.pgn_notation, comments=not config.pgn_min))
+
+
+def local_time(moment: datetime.datetime) -> str:
+    """fastchess's ``GameStartTime``/``GameEndTime``: local time, ISO 8601, and the UTC offset."""
+    return moment.strftime("%Y-%m-%dT%H:%M:%S %z")
+
+
+def duration(seconds: float) -> str:
+    """fastchess's ``GameDuration``: whole seconds as HH:MM:SS."""
+    whole = int(seconds)
+    return f"{whole // 3600:02d}:{whole % 3600 // 60:02d}:{whole % 60:02d}"
 
 
 async def play_game(config: TournamentConfig, spec: GameSpec, opening: Opening,
@@ -191,12 +251,15 @@ async def play_game(config: TournamentConfig, spec: GameSpec, opening: Opening,
 async def _play(config: TournamentConfig, spec: GameSpec, opening: Opening,
                 engines: dict[chess.Color, EngineProcess], time_scale: float) -> GameOutcome:
     game_id = object()  # a fresh identity tells python-chess this is a new game
+    started = datetime.datetime.now().astimezone()
+    start_clock = time.monotonic()
     pgn = _new_pgn(config, spec, opening)
     node: chess.pgn.GameNode = pgn
     board = opening.start_board()
-    for uci in opening.moves:
+    for ply, uci in enumerate(opening.moves):
         move = board.parse_uci(uci)
-        node = node.add_variation(move, comment="book")
+        if ply >= opening.hidden:
+            node = node.add_variation(move, comment="book")
         board.push(move)
 
     faulted = {chess.WHITE: False, chess.BLACK: False}
@@ -223,7 +286,7 @@ async def _play(config: TournamentConfig, spec: GameSpec, opening: Opening,
         timeout = deadline if deadline is not None else config.hang_timeout
         try:
             result, elapsed = await _move(engine, board, build_limit(side, clock, clocks[not side]), game_id,
-                                          timeout, deadline is not None)
+                                          timeout, deadline is not None, "pv" in config.pgn_extras)
             if result.resigned:
                 verdict = Verdict("0-1" if side == chess.WHITE else "1-0", "normal", f"{COLOR_NAMES[side]} resigns")
                 break
@@ -243,7 +306,7 @@ async def _play(config: TournamentConfig, spec: GameSpec, opening: Opening,
         clock.punch(elapsed)
         info = result.info
         comment = move_comment(info.get("score"), side, info.get("depth"), elapsed,
-                               _extras(config.pgn_extras, info, clock))
+                               _extras(config.pgn_extras, info, clock, elapsed))
         node = node.add_variation(result.move, comment=comment)
         board.push(result.move)
         adjudicator.record(score_cp(info.get("score"), side))
@@ -253,11 +316,15 @@ async def _play(config: TournamentConfig, spec: GameSpec, opening: Opening,
         verdict = verdict or adjudicator.verdict(board)
 
     pgn.headers["Result"] = verdict.result
+    if not config.pgn_min:
+        pgn.headers["GameDuration"] = duration(time.monotonic() - start_clock)
+        pgn.headers["GameStartTime"] = local_time(started)
+        pgn.headers["GameEndTime"] = local_time(datetime.datetime.now().astimezone())
     pgn.headers["Termination"] = verdict.termination
-    pgn.headers["PlyCount"] = str(board.ply() - opening.start_board().ply())
+    pgn.headers["PlyCount"] = str(len(board.move_stack) - opening.hidden)
     node.comment = f"{node.comment}, {verdict.reason}" if node.comment else verdict.reason
     # "min" keeps the tags (Termination says why it ended) and drops the per-move comments.
-    text = pgn.accept(chess.pgn.StringExporter(comments=not config.pgn_min))
+    text = _pgn_text(config, pgn)
     return GameOutcome(spec, verdict.result, verdict.termination, verdict.reason, text,
                        adjudicator.plies, faulted[chess.WHITE], faulted[chess.BLACK], _final_epd(board))
 
@@ -271,9 +338,9 @@ def unplayed_game(config: TournamentConfig, spec: GameSpec, opening: Opening, re
     """A game that could not be played at all (no engine at fault): ``*``, its book moves and the reason."""
     pgn = _new_pgn(config, spec, opening)
     node: chess.pgn.GameNode = pgn
-    for uci in opening.moves:
+    for uci in opening.moves[opening.hidden:]:
         node = node.add_variation(chess.Move.from_uci(uci), comment="book")
     pgn.headers["Termination"] = "abandoned"
     node.comment = f"{node.comment}, {reason}" if node.comment else reason
-    text = pgn.accept(chess.pgn.StringExporter(comments=not config.pgn_min))
+    text = _pgn_text(config, pgn)
     return GameOutcome(spec, "*", "abandoned", reason, text, 0, final_fen=_final_epd(opening.board()))

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, TextIO
 
 from tournaments.snapshot import Snapshot, fmt_duration, fmt_elo, fmt_err
+from tournaments.install import install_hint
 
 
 class LiveUnavailable(RuntimeError):
@@ -22,8 +23,7 @@ class LiveDisplay:
             from rich.console import Console
             from rich.live import Live
         except ImportError:
-            raise LiveUnavailable("(pip install 'kestrel-chess[live]' for a live display; "
-                                  "plain progress lines follow)") from None
+            raise LiveUnavailable(f"({install_hint('live')} for a live display; plain progress lines follow)") from None
         self.console = Console(file=stream, force_terminal=force_terminal, highlight=False)
         self.live: Any = Live(console=self.console, auto_refresh=False, transient=False)
         self.live.start()

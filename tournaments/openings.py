@@ -7,7 +7,8 @@ or shuffled with a seed so that a resumed run sees the same sequence.
 Games start from the standard start position whenever possible: PGN and
 built-in openings are played as moves, and an EPD position that a few plies
 reach (``replay.path_from_start``) becomes those moves, so that engines without
-``setboard`` can play it and the PGN shows the whole game.
+``setboard`` can play it. Those found moves are not the book's: the PGN starts
+at the EPD position itself (``FEN``/``SetUp`` tags), as fastchess writes it.
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ class Opening:
     fen: str
     moves: tuple[str, ...] = ()
     chess960: bool = False
+    # Leading moves that only lead from the start position to an EPD position: the engines get
+    # them (engines without setboard need them), the PGN starts after them with a FEN tag.
+    hidden: int = 0
 
     @property
     def from_start(self) -> bool:
@@ -55,6 +59,13 @@ class Opening:
     def board(self) -> chess.Board:
         board = self.start_board()
         for uci in self.moves:
+            board.push_uci(uci)
+        return board
+
+    def pgn_board(self) -> chess.Board:
+        """The position the PGN starts from: the start position, or the EPD position after hidden moves."""
+        board = self.start_board()
+        for uci in self.moves[:self.hidden]:
             board.push_uci(uci)
         return board
 
@@ -111,7 +122,7 @@ def as_moves(opening: Opening) -> Opening:
     path = path_from_start(opening.fen)
     if path is None:
         return opening
-    return Opening(chess.STARTING_FEN, path + opening.moves)
+    return Opening(chess.STARTING_FEN, path + opening.moves, hidden=len(path))
 
 
 def read_pgn(text: str, plies: int | None) -> list[Opening]:

@@ -9,6 +9,7 @@ import math
 from collections.abc import Sequence
 
 from tournaments.config import SprtConfig
+from tournaments.install import install_hint
 from tournaments.sprt import sprt_status
 from tournaments.state import FinishedGame
 from tournaments.stats import Tally, points, tally_results
@@ -58,8 +59,7 @@ def write_plot(path: str, finished: Sequence[FinishedGame], engine: str, opponen
         matplotlib.use("Agg")  # no display needed
         import matplotlib.pyplot as plt
     except ImportError:
-        raise PlotUnavailable("the Elo plot needs matplotlib: pip install matplotlib "
-                              "(or pip install 'kestrel-chess[plot]')") from None
+        raise PlotUnavailable(f"the Elo plot needs matplotlib: {install_hint('plot')}") from None
     history = elo_history(finished, engine)
     # Early estimates are often infinite (all wins); a plot can only show finite ones.
     finite = [(n, e, lo, hi) for n, e, lo, hi in history if all(map(math.isfinite, (e, lo, hi)))]

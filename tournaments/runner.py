@@ -26,7 +26,15 @@ from tournaments.state import FinishedGame, RunState, save_state
 
 
 def schedule(config: TournamentConfig, n_openings: int) -> list[GameSpec]:
-    """Every game of the run, in order; games 2k and 2k+1 of an encounter form a pair."""
+    """Every game of the run, in order.
+
+    The games of one encounter (A against B), counted across rounds, come in
+    pairs: the 2k-th and (2k+1)-th share an opening with colours swapped. With
+    an even ``-games`` every pair lies inside a round; with an odd one, such as
+    cutechess-cli's ``-games 1 -rounds N -repeat``, the last game of a round
+    pairs with the first of the next round, as cutechess-cli repeats the opening
+    for the next game between the same players and swaps their colours.
+    """
     names = [e.name for e in config.engines]
     if config.kind == "gauntlet":
         encounters = [(names[0], other) for other in names[1:]]
@@ -36,26 +44,47 @@ def schedule(config: TournamentConfig, n_openings: int) -> list[GameSpec]:
         encounters = [(b, a) for a, b in encounters]
     policy = config.openings.policy
     specs: list[GameSpec] = []
-    pair = -1
+    pairs = 0
+    played = dict.fromkeys(encounters, 0)  # games of each encounter so far, across rounds
+    open_pair: dict[tuple[str, str], tuple[int, int]] = {}  # encounter -> (pair, opening) awaiting its second game
     # cutechess-cli's shift policies: "default" shifts the book on every new pair of games, "encounter" on
     # every new pairing of players (all games of A-B in a round share one opening), "round" on every round.
     shifts = -1
     for round_number in range(1, config.rounds + 1):
         if policy == "round":
             shifts += 1
-        for a, b in encounters:
+        for encounter in encounters:
+            a, b = encounter
             if policy == "encounter":
                 shifts += 1
-            for g in range(config.games):
-                if g % 2 == 0:
-                    pair += 1
+            for _ in range(config.games):
+                first = played[encounter] % 2 == 0
+                played[encounter] += 1
+                if first:
                     if policy == "default":
                         shifts += 1
-                opening = shifts % n_openings
+                    open_pair[encounter] = (pairs, shifts % n_openings)
+                    pairs += 1
+                pair, opening = open_pair[encounter]
                 # -noswap: the first engine always has White; pairs still share their opening.
-                white, black = (a, b) if g % 2 == 0 or config.noswap else (b, a)
+                white, black = (a, b) if first or config.noswap else (b, a)
                 specs.append(GameSpec(len(specs), round_number, pair, white, black, opening))
     return specs
+
+
+def check_schedule(config: TournamentConfig, specs: list[GameSpec], finished: list[FinishedGame]) -> None:
+    """Raise ``ConfigError`` for an SPRT that no pair could move, or a state file from another schedule."""
+    if config.sprt is not None and len({s.pair for s in specs}) == len(specs):
+        raise ConfigError(f"-sprt counts game pairs, and -games {config.games} -rounds {config.rounds} make no "
+                          f"pair (each opening is played twice, colours swapped): play at least two games "
+                          f"(-games 2, or -rounds 2 or more)")
+    for game in finished:
+        spec = specs[game.index] if game.index < len(specs) else None
+        if spec is None or (spec.pair, spec.white, spec.black, spec.opening) != \
+                (game.pair, game.white, game.black, game.opening):
+            raise ConfigError(f"the state file's game {game.index + 1} ({game.white} - {game.black}) is not the "
+                              f"game this runner schedules there: it was written by a runner that paired games "
+                              f"differently, so -resume cannot continue it")
 
 
 async def preflight(config: TournamentConfig, stream: TextIO = sys.stderr) -> dict[str, ProbeResult]:
@@ -121,6 +150,7 @@ class Runner:
         self.stream = stream
         self.openings: list[Opening] = load_openings(config.openings, state.seed, config.variant)
         self.specs = schedule(config, len(self.openings))
+        check_schedule(config, self.specs, state.games)
         for index in sorted({spec.opening for spec in self.specs}):
             validate(self.openings[index])
             # Deterministic, so a resumed run replays the same openings the same way.

@@ -39,6 +39,9 @@ class Tally:
     draws: int = 0
     # Pair outcomes by points of the pair: index 0 = 0 points (LL) ... 4 = 2 points (WW).
     pentanomial: list[int] = field(default_factory=lambda: [0] * 5)
+    # The 1-point pairs split into a win and a loss, and two draws (fastchess's WL/DD ratio).
+    wl_pairs: int = 0
+    dd_pairs: int = 0
 
     @property
     def games(self) -> int:
@@ -61,8 +64,14 @@ class Tally:
         else:
             self.draws += 1
 
-    def add_pair(self, points: float) -> None:
+    def add_pair(self, points: float, draws: bool = False) -> None:
+        """Count a pair worth ``points``; ``draws`` says a 1-point pair was two draws rather than a win and a loss."""
         self.pentanomial[int(round(2 * points))] += 1
+        if points == 1.0:
+            if draws:
+                self.dd_pairs += 1
+            else:
+                self.wl_pairs += 1
 
     def elo(self) -> float:
         return elo_from_score(self.score)
@@ -198,5 +207,5 @@ def tally_results(games: Sequence[tuple[int, str, str, str]], engine: str,
         pairs.setdefault(pair, []).append(p)
     for pair_points in pairs.values():
         if len(pair_points) == 2:
-            tally.add_pair(sum(pair_points))
+            tally.add_pair(sum(pair_points), draws=pair_points == [0.5, 0.5])
     return tally
