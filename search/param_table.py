@@ -71,6 +71,7 @@ SEARCH_PARAMS: dict[str, SearchParam] = {
     "tm_expected_lag_share": SearchParam(0.2, 0.0, 1.0, "the lag a move likely meets, in Move Overheads",
                                          integer=False),
     "tm_lag_reserve_moves": SearchParam(30, 0, 60, "moves of expected lag the plan keeps back", integer=False),
+    "tm_increment_reserve": SearchParam(5, 0, 20, "increments the plan keeps back", integer=False),
     "tm_max_share": SearchParam(0.35, 0.1, 0.7, "largest share of the clock one move may take", integer=False),
     "tm_max_over_optimum": SearchParam(4.0, 1.5, 8.0, "the maximum in optima", integer=False),
     # The stop rule: after an iteration, no new one once the optimum times the search's signals

@@ -76,7 +76,9 @@ def time_budget(limits, white_to_move: bool, move_overhead: int, params=None, pl
     # Each move pays its lag out of its increment first.  The lag of the moves ahead is kept back
     # (for at most tm_lag_reserve_moves of them): without an increment the pool then runs dry
     # before the clock does, and a long game lasts.
-    reserve = lag * min(horizon, params["tm_lag_reserve_moves"])
+    # A few increments are kept back too: a fast game must not run its clock down to the
+    # overhead, where any hiccup of the machine flags it.
+    reserve = lag * min(horizon, params["tm_lag_reserve_moves"]) + increment * params["tm_increment_reserve"]
     pool = remaining - overhead + max(0, increment - lag) * (horizon - 1) - reserve
     optimum = max(1.0, pool) / horizon
     maximum = min(on_clock * params["tm_max_share"], optimum * params["tm_max_over_optimum"])
