@@ -64,10 +64,11 @@ def engine_flags(folder: Path, name: str, env: list[str], options: list[str]) ->
 
 def build_command(args: argparse.Namespace, candidate: Path, base: Path) -> list[str]:
     """The whole runner command line for the two builds and the flags after ``--``."""
+    runner_flags: list[str] = args.runner_flags
     return ([sys.executable, "-m", "tournaments"]
             + engine_flags(candidate, args.candidate_name, args.candidate_env, args.candidate_option)
             + engine_flags(base, args.base_name, args.base_env, args.base_option)
-            + args.runner_flags)
+            + runner_flags)
 
 
 def parse_arguments(argv: list[str]) -> argparse.Namespace:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any, TextIO
 
-from tournaments.snapshot import Snapshot, fmt_duration, fmt_elo, fmt_err
 from tournaments.install import install_hint
+from tournaments.snapshot import Snapshot, fmt_duration, fmt_elo, fmt_err
 
 
 class LiveUnavailable(RuntimeError):

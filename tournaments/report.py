@@ -6,6 +6,7 @@ import math
 import sys
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import TextIO
 
 from tournaments.config import EngineConfig, TournamentConfig
