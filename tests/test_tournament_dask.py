@@ -4,7 +4,6 @@ dask[distributed] is in the test extra, so these tests always run. Each one star
 LocalCluster of worker processes, which takes a few seconds on a loaded machine.
 """
 
-import json
 import os
 import re
 import signal
@@ -20,6 +19,7 @@ from tests.test_tournament import (
     BOOK,
     ROOT,
     STOCKFISH,
+    _read_state,
     _require,
     _state_games,
     book_position,
@@ -58,7 +58,7 @@ def test_local_cluster_plays_the_same_schedule_as_the_local_backend(tmp_path):
 
     expected = schedule(local)
     assert len(expected) == 4 and schedule(dask) == expected  # same games, colours and openings
-    state = json.loads(Path(str(dask) + ".state.json").read_text())
+    state = _read_state(Path(str(dask) + ".state.json"))
     assert state["config"]["backend"] == "dask" and len(state["games"]) == 4
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import sys
@@ -16,7 +17,7 @@ from tournaments.pgnout import PgnWriter
 from tournaments.plot import PlotUnavailable, write_plot
 from tournaments.report import final_report
 from tournaments.runner import Runner, check_setboard, check_variant, new_seed, preflight
-from tournaments.state import RunState, config_of, load_state, save_state
+from tournaments.state import RunState, config_of, load_state
 
 
 async def adapt_default(config: TournamentConfig) -> None:
@@ -89,7 +90,7 @@ async def run(config: TournamentConfig, state: RunState, resume: bool, is_defaul
             state.epd_offset = runner.epd.offset if config.epdout else None
             runner.log = PgnWriter(config.log, truncate_to=state.log_offset if resume else None)
             state.log_offset = runner.log.offset if config.log else None
-            save_state(config.state_file, state)
+            runner.store.snapshot(state)
         except OSError as err:
             raise ConfigError(f"cannot write the PGN or state file: {err}") from None
         done = len(state.games)
@@ -103,7 +104,11 @@ async def run(config: TournamentConfig, state: RunState, resume: bool, is_defaul
                 raise
         else:
             await runner.run()
+        # Fold the journal into the state file: the run's games are over, no clock runs now.
+        runner.store.close(state)
     finally:
+        with contextlib.suppress(OSError):  # after an error, which it must not hide: the games are in the journal
+            runner.store.close()
         if backend is not None:
             await asyncio.to_thread(backend.close)
     if state.stopped:
