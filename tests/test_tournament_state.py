@@ -13,7 +13,7 @@ import pytest
 
 from tests.test_tournament import FAKE, ROOT, read_games
 from tournaments import state as state_module
-from tournaments.config import ConfigError, EngineConfig, TournamentConfig
+from tournaments.config import ConfigError, EngineConfig, SprtConfig, TournamentConfig
 from tournaments.game import GameOutcome
 from tournaments.runner import Runner
 from tournaments.state import FinishedGame, RunState, StateStore, journal_path, load_state, save_state
@@ -229,3 +229,52 @@ def test_a_run_with_pgnout_plays_where_folders_cannot_be_fsynced(tmp_path, monke
 def test_journal_path_is_beside_the_state_file():
     assert journal_path("/x/run.pgn.state.json", 3) == "/x/run.pgn.state.json.journal-3"
 
+
+# --- the other work after each game stays flat too --------------------------------------------------
+
+class _CountingList(list):
+    """A list that counts the items read from it, to tell O(new games) from O(all games) per call."""
+
+    read = 0
+
+    def __iter__(self):
+        for item in super().__iter__():
+            _CountingList.read += 1
+            yield item
+
+    def __getitem__(self, index):
+        item = super().__getitem__(index)
+        _CountingList.read += len(item) if isinstance(index, slice) else 1
+        return item
+
+
+def test_the_tally_after_each_game_reads_only_the_new_games():
+    from tournaments.report import headline_tally, sprt_of
+    config = _config()
+    config.sprt = SprtConfig(0.0, 5.0)
+    games = _CountingList()
+    _CountingList.read = 0
+    for i in range(2000):
+        games.append(_game(i))
+        headline_tally(config, games)
+        sprt_of(config, games)
+    # Two calls a game, each reading the new game and one more (the check that the list only grew).
+    assert _CountingList.read < 5 * 2000
+
+
+def test_running_tally_matches_a_fresh_tally():
+    import random
+
+    from tournaments.stats import running_tally, tally_results
+    rng = random.Random(5)
+    games: list[FinishedGame] = []
+    for i in range(400):
+        white, black = rng.sample(["a", "b", "c"], 2)
+        # Pairs of two games mostly, a lone game or a third one sometimes, and unfinished (*) games.
+        games.append(FinishedGame(i, rng.randrange(150), 1, white, black, 0,
+                                  rng.choice(["1-0", "0-1", "1/2-1/2", "*"]), "normal", "", 10))
+        for engine in ("a", "b"):
+            fresh = tally_results([(g.pair, g.white, g.black, g.result) for g in games], engine)
+            assert running_tally(games, engine) == fresh
+    other = list(games[:50])  # another list: tallied on its own
+    assert running_tally(other, "a") == tally_results([(g.pair, g.white, g.black, g.result) for g in other], "a")
