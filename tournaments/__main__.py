@@ -121,7 +121,21 @@ async def run(config: TournamentConfig, state: RunState, resume: bool, is_defaul
             print(f"Elo plot written to {config.plot}", file=sys.stderr)
         except (PlotUnavailable, OSError) as err:
             print(f"No plot: {err}", file=sys.stderr)
-    return 0
+    return cluster_trouble(backend)
+
+
+def cluster_trouble(backend: DaskBackend | None) -> int:
+    """Say why a Dask run ended with games unplayed (status 1), or return 0."""
+    if backend is None or (backend.failure is None and not backend.unplayed):
+        return 0
+    if backend.unplayed:
+        games = ", ".join(str(index + 1) for index in sorted(spec.index for spec, _ in backend.unplayed))
+        print(f"kestrel-tournament: {len(backend.unplayed)} game(s) not played because their Dask task failed "
+              f"(games {games}); -resume plays them", file=sys.stderr)
+    if backend.failure is not None:
+        print(f"kestrel-tournament: error: stopped: {backend.failure}. The finished games are saved; "
+              f"-resume continues once the workers can start the engines", file=sys.stderr)
+    return 1
 
 
 def main(argv: list[str] | None = None) -> int:
