@@ -4,7 +4,6 @@ Every run goes through the real command line (``python -m tournaments``) and
 every PGN it writes is parsed and replayed.
 """
 
-import json
 import os
 import re
 import shutil
@@ -271,11 +270,17 @@ def test_sprt_stops_when_a_bound_is_crossed(tmp_path):
     assert re.search(r"LLR 2\.93 \[-2\.94, 2\.94\]", proc.stderr)  # reported as it goes
 
 
-def _state_games(path: Path) -> int:
+def _read_state(path: Path) -> dict:
+    """The state file with its journal, as one JSON object (``{}`` while it is not written yet)."""
+    from tournaments.state import load_state, state_as_dict
     try:
-        return len(json.loads(path.read_text())["games"])
-    except (OSError, ValueError, KeyError):
-        return 0
+        return state_as_dict(load_state(str(path)))
+    except ValueError:  # ConfigError: missing, or replaced at this very moment
+        return {}
+
+
+def _state_games(path: Path) -> int:
+    return len(_read_state(path).get("games", []))
 
 
 def kill_after_games(args: list[str], state: Path, games: int, timeout: float) -> dict:
@@ -288,7 +293,7 @@ def kill_after_games(args: list[str], state: Path, games: int, timeout: float) -
         time.sleep(0.05)
     os.kill(runner.pid, signal.SIGKILL)
     runner.wait()
-    return json.loads(state.read_text())
+    return _read_state(state)
 
 
 @pytest.mark.slow

@@ -4,7 +4,6 @@ dask[distributed] is in the test extra, so these tests always run. Each one star
 LocalCluster of worker processes, which takes a few seconds on a loaded machine.
 """
 
-import json
 import os
 import re
 import signal
@@ -18,8 +17,10 @@ import pytest
 
 from tests.test_tournament import (
     BOOK,
+    FAKE,
     ROOT,
     STOCKFISH,
+    _read_state,
     _require,
     _state_games,
     book_position,
@@ -58,7 +59,7 @@ def test_local_cluster_plays_the_same_schedule_as_the_local_backend(tmp_path):
 
     expected = schedule(local)
     assert len(expected) == 4 and schedule(dask) == expected  # same games, colours and openings
-    state = json.loads(Path(str(dask) + ".state.json").read_text())
+    state = _read_state(Path(str(dask) + ".state.json"))
     assert state["config"]["backend"] == "dask" and len(state["games"]) == 4
 
 
@@ -183,3 +184,143 @@ def test_an_sprt_decision_cancels_the_games_not_started(tmp_path):
     assert len(re.findall(r"Dask worker \d: speed \d+ kpos/s, clocks x\d\.\d\d", proc.stderr)) == 2
     assert {g.headers[tag] for g in games for tag in ("WhiteTimeControl", "BlackTimeControl")} == \
         {"1+0.01 depth=1", "1+0.01"}
+
+
+# --- infrastructure failures are not results ----------------------------------------------------------
+
+PICKY = str(ROOT / "tests" / "fake_engines" / "picky_uci.py")
+
+
+def _picky(folder: Path, policy: str, mode: str = "good") -> str:
+    folder.mkdir(exist_ok=True)
+    return f"cmd={sys.executable} {PICKY} {folder} {policy} {mode}"
+
+
+def _fake_match(pgn: Path, picky: str, *extra: str) -> list:
+    return ["-engine", fake("good"), "name=a", "-engine", picky, "name=b", "-each", "tc=10+0.1",
+            "-maxmoves", "15", "-pgnout", str(pgn), *extra]
+
+
+def _no_engine_faults(games: list) -> None:
+    for game in games:
+        assert game.headers["Termination"] in ("normal", "adjudication"), game.end().comment
+        check_replay(game)
+
+
+@pytest.mark.slow
+def test_an_engine_that_cannot_start_on_one_worker_is_played_elsewhere(tmp_path):
+    # Both workers pass the start-up check; then the engine cannot start again on one of them.
+    pgn = tmp_path / "one.pgn"
+    proc = run_cli(_fake_match(pgn, _picky(tmp_path / "p", "check-only"), "-games", "2", "-rounds", "3",
+                               "-backend", "dask", "local:2"), timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.count("gets no more games of this run: engine 'b' cannot start") == 1, proc.stderr
+    games = read_games(pgn)
+    assert sorted(int(g.headers["Round"].split(".")[1]) for g in games) == list(range(1, 7))
+    _no_engine_faults(games)  # never a crash loss for the engine: the worker was at fault
+    assert _state_games(Path(str(pgn) + ".state.json")) == 6
+
+
+@pytest.mark.slow
+def test_when_no_worker_can_start_an_engine_the_run_stops_without_scoring(tmp_path):
+    pgn = tmp_path / "none.pgn"
+    proc = run_cli(_fake_match(pgn, _picky(tmp_path / "p", "check-only-all"), "-games", "2", "-rounds", "2",
+                               "-backend", "dask", "local:2"), timeout=180)
+    assert proc.returncode == 1, proc.stderr
+    assert "error: stopped: no Dask worker can play this run's games" in proc.stderr, proc.stderr
+    assert "-resume continues" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert read_games(pgn) == [] and _state_games(Path(str(pgn) + ".state.json")) == 0
+
+
+@pytest.mark.slow
+def test_a_failed_task_is_not_a_result_and_resume_plays_it(tmp_path):
+    folder = tmp_path / "p"
+    pgn = tmp_path / "killed.pgn"
+    engine = _picky(folder, "kill-worker")
+    (folder / "kill").write_text("")  # the engine kills its worker whenever a game starts it
+    env = {**os.environ, "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "0"}  # give up at the first death
+    proc = subprocess.run([sys.executable, "-m", "tournaments", *_fake_match(pgn, engine, "-games", "2",
+                           "-backend", "dask", "local:1")], cwd=ROOT, capture_output=True, text=True,
+                          timeout=180, env=env)
+    assert proc.returncode == 1, proc.stderr
+    assert "Warning: game 1 was not played: Dask workers died playing it" in proc.stderr, proc.stderr
+    assert "2 game(s) not played because their Dask task failed (games 1, 2); -resume plays them" in proc.stderr
+    state = Path(str(pgn) + ".state.json")
+    assert read_games(pgn) == [] and _state_games(state) == 0  # no "*" game recorded as finished
+    (folder / "kill").unlink()
+    proc = run_cli(["-resume", str(state)], timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    games = read_games(pgn)
+    assert len(games) == 2 and _state_games(state) == 2
+    _no_engine_faults(games)
+
+
+def _cluster(workers: int):
+    distributed = pytest.importorskip("distributed")
+    cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                       dashboard_address=None)
+    return distributed, cluster
+
+
+@pytest.mark.slow
+def test_a_worker_that_joins_later_is_checked_before_it_gets_games(tmp_path):
+    distributed, cluster = _cluster(1)
+    try:
+        pgn = tmp_path / "late.pgn"
+        state = Path(str(pgn) + ".state.json")
+        # The engine starts only on the first worker; the one that joins later lacks it.
+        args = _fake_match(pgn, _picky(tmp_path / "p", "first-worker"), "-games", "2", "-rounds", "4",
+                           "-wait", "1500", "-backend", "dask", cluster.scheduler_address)
+        runner = subprocess.Popen([sys.executable, "-m", "tournaments", *args], cwd=ROOT, stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 90
+        while _state_games(state) < 1 and runner.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        cluster.scale(2)
+        out, err = runner.communicate(timeout=180)
+        assert runner.returncode == 0, err
+        assert re.search(r"Warning: Dask worker \S+ gets no more games of this run: engine 'b': failed its "
+                         r"start-up check", err), err
+        games = read_games(pgn)
+        assert len(games) == 8 and _state_games(state) == 8
+        _no_engine_faults(games)
+    finally:
+        cluster.close()
+
+
+def _engines_with(marker: str) -> list:
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        with_marker = marker in " ".join(proc.info["cmdline"] or [])
+        if with_marker and "fake_uci" in " ".join(proc.info["cmdline"] or []):
+            found.append(proc)
+    return found
+
+
+@pytest.mark.slow
+def test_a_killed_coordinator_leaves_no_engine_running_on_the_workers(tmp_path):
+    from tournaments.dask_backend import IDLE_CLOSE_S
+    distributed, cluster = _cluster(2)
+    try:
+        marker = tmp_path.name  # an argument fake_uci.py ignores, to find its processes
+        slow = f"cmd={sys.executable} {FAKE} slow 0 {marker}"  # 3 s a move: the games last
+        good = f"cmd={sys.executable} {FAKE} good 3 {marker}"
+        args = ["-engine", slow, "name=a", "-engine", good, "name=b", "-each", "tc=60+1", "-games", "2",
+                "-rounds", "4", "-maxmoves", "30", "-backend", "dask", cluster.scheduler_address,
+                "-pgnout", str(tmp_path / "k.pgn")]
+        runner = subprocess.Popen([sys.executable, "-m", "tournaments", *args], cwd=ROOT,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        deadline = time.monotonic() + 90
+        while len(_engines_with(marker)) < 4 and time.monotonic() < deadline:  # two games under way
+            time.sleep(0.1)
+        assert len(_engines_with(marker)) >= 4
+        os.kill(runner.pid, signal.SIGKILL)
+        runner.wait()
+        # The workers live on; the games they were playing stop and their engines quit.
+        deadline = time.monotonic() + IDLE_CLOSE_S + 20
+        while _engines_with(marker) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert _engines_with(marker) == []
+        assert len(cluster.scheduler_info["workers"]) == 2
+    finally:
+        cluster.close()

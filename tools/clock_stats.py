@@ -1,11 +1,12 @@
 """How engines spent their clocks, from the runner's PGN: ``python -m tools.clock_stats GAMES.pgn ...``.
 
-Reads the per-move comments the tournament runner writes (``+0.35/12 0.251s, timeleft=3.120s``;
+Reads the per-move comments the tournament runner writes (``+0.35/12 0.251s, tl=3.120s``;
 book moves say ``book``) and prints, per engine: games, time losses, the mean time left on its
 clock when the game ended, the mean time spent on its first N moves out of book, and the mean
-time per move out of book.  The time left is the last ``timeleft=`` of the engine's moves
-(``-pgnout ... timeleft=true``); without it, it is worked out from the ``TimeControl`` tag
-(base + increments - time spent), which holds for sudden death with or without increment.
+time per move out of book.  The time left is the last ``tl=`` (fastchess's key; older runs wrote
+``timeleft=``) of the engine's moves (``-pgnout ... timeleft=true``); without it, it is worked out
+from the ``TimeControl`` tag (base + increments - time spent), which holds for sudden death with or
+without increment.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from pathlib import Path
 import chess.pgn
 
 SPENT = re.compile(r"(?:^|\s)(\d+(?:\.\d+)?)s(?:,|$)")
-TIME_LEFT = re.compile(r"timeleft=(-?\d+(?:\.\d+)?)s")
+TIME_LEFT = re.compile(r"(?:tl|timeleft)=(-?\d+(?:\.\d+)?)s")
 SUDDEN_DEATH = re.compile(r"^(\d+(?:\.\d+)?)(?:\+(\d+(?:\.\d+)?))?$")
 
 
@@ -60,7 +61,7 @@ def game_moves(game: chess.pgn.Game) -> Iterator[MoveTime]:
 
 
 def clock_left(moves: list[MoveTime], time_control: str) -> float | None:
-    """Seconds left on a side's clock after `moves`, from the last timeleft= or the TimeControl tag."""
+    """Seconds left on a side's clock after `moves`, from the last tl= or the TimeControl tag."""
     for move in reversed(moves):
         if move.left is not None:
             return move.left

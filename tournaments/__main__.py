@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import sys
@@ -24,7 +25,7 @@ from tournaments.pgnout import PgnWriter
 from tournaments.plot import PlotUnavailable, write_plot
 from tournaments.report import final_report
 from tournaments.runner import Runner, check_setboard, check_variant, new_seed, preflight
-from tournaments.state import RunState, config_of, load_state, save_state
+from tournaments.state import RunState, config_of, load_state
 
 
 async def adapt_default(config: TournamentConfig) -> None:
@@ -103,7 +104,7 @@ async def run(config: TournamentConfig, state: RunState, resume: bool, is_defaul
             runner.log = PgnWriter(config.log, truncate_to=state.log_offset if resume else
                                    None if config.log_append else 0)
             state.log_offset = runner.log.offset if config.log else None
-            save_state(config.state_file, state)
+            runner.store.snapshot(state)
         except OSError as err:
             raise ConfigError(f"cannot write the PGN or state file: {err}") from None
         done = len(state.games)
@@ -117,7 +118,13 @@ async def run(config: TournamentConfig, state: RunState, resume: bool, is_defaul
                 raise
         else:
             await runner.run()
+        # Fold the journal into the state file: the run's games are over, no clock runs now.
+        runner.store.close(state)
     finally:
+        with contextlib.suppress(OSError):  # after an error, which it must not hide: the games are in the journal
+            runner.store.close()
+        for writer in (runner.pgn, runner.epd, runner.log):  # after the store's last sync of them
+            writer.close()
         if backend is not None:
             await asyncio.to_thread(backend.close)
     if state.stopped:
@@ -125,7 +132,21 @@ async def run(config: TournamentConfig, state: RunState, resume: bool, is_defaul
     print(final_report(config, state.games, runner.progress.declared), flush=True)
     if config.plot:
         plot(config, state)
-    return 0
+    return cluster_trouble(backend)
+
+
+def cluster_trouble(backend: DaskBackend | None) -> int:
+    """Say why a Dask run ended with games unplayed (status 1), or return 0."""
+    if backend is None or (backend.failure is None and not backend.unplayed):
+        return 0
+    if backend.unplayed:
+        games = ", ".join(str(index + 1) for index in sorted(spec.index for spec, _ in backend.unplayed))
+        print(f"kestrel-tournament: {len(backend.unplayed)} game(s) not played because their Dask task failed "
+              f"(games {games}); -resume plays them", file=sys.stderr)
+    if backend.failure is not None:
+        print(f"kestrel-tournament: error: stopped: {backend.failure}. The finished games are saved; "
+              f"-resume continues once the workers can start the engines", file=sys.stderr)
+    return 1
 
 
 def plot(config: TournamentConfig, state: RunState) -> None:

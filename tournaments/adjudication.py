@@ -7,6 +7,8 @@ them, in centipawns (mates become large numbers).
 from __future__ import annotations
 
 import os
+import sys
+import weakref
 from dataclasses import dataclass
 
 import chess
@@ -94,6 +96,8 @@ def score_cp(score: chess.engine.PovScore | None, color: chess.Color) -> int | N
 
 
 _TABLEBASES: dict[str, chess.syzygy.Tablebase] = {}
+# Per tablebase: the materials (``KQvK``) whose tables failed to load, probed no more.
+_BROKEN: weakref.WeakKeyDictionary[chess.syzygy.Tablebase, set[str]] = weakref.WeakKeyDictionary()
 
 
 def open_tablebase(paths: str) -> chess.syzygy.Tablebase:
@@ -120,13 +124,25 @@ def tablebase_verdict(board: chess.Board, tablebase: chess.syzygy.Tablebase, max
     """The tablebase result of a position with few pieces, or None (too many pieces, castling, no table).
 
     A cursed win (a win the fifty-move rule turns into a draw) is a draw
-    unless ``ignore50``, as in cutechess-cli's ``-tbignore50``.
+    unless ``ignore50``, as in cutechess-cli's ``-tbignore50``. A table file
+    that cannot be read (truncated, corrupt, empty) is reported once on
+    stderr and that material is no longer adjudicated: the games play on.
     """
     if chess.popcount(board.occupied) > max_pieces or board.castling_rights or board.chess960:
+        return None
+    broken = _BROKEN.setdefault(tablebase, set())
+    material = chess.syzygy.calc_key(board)
+    if material in broken:
         return None
     try:
         wdl = tablebase.probe_wdl(board)
     except (KeyError, IndexError):  # MissingTableError is a KeyError
+        return None
+    except (OSError, ValueError) as err:  # python-chess: bad magic or size (OSError), an empty file (ValueError)
+        broken.add(material)
+        sys.stderr.write(f"Warning: -tb: cannot probe {material} ({err}); positions with this material are "
+                         f"played on without tablebase adjudication\n")
+        sys.stderr.flush()
         return None
     if wdl == 0 or (abs(wdl) == 1 and not ignore50):
         return Verdict("1/2-1/2", "adjudication", "Draw by tablebase")

@@ -14,7 +14,7 @@ from tournaments.live import LiveDisplay, LiveUnavailable
 from tournaments.snapshot import Snapshot, fmt_duration, fmt_elo, fmt_err
 from tournaments.sprt import SprtStatus, sprt_status
 from tournaments.state import FinishedGame
-from tournaments.stats import NELO_PER_T, Z95, Tally, tally_results
+from tournaments.stats import NELO_PER_T, Z95, Tally, running_tally, tally_results
 
 
 def _games(finished: Sequence[FinishedGame]) -> list[tuple[int, str, str, str]]:
@@ -23,7 +23,7 @@ def _games(finished: Sequence[FinishedGame]) -> list[tuple[int, str, str, str]]:
 
 def headline_tally(config: TournamentConfig, finished: Sequence[FinishedGame]) -> Tally:
     """The first engine's results: against the second in a match, against the field otherwise."""
-    return tally_results(_games(finished), config.engines[0].name)
+    return running_tally(finished, config.engines[0].name)  # after every game: must not grow with the run
 
 
 def sprt_of(config: TournamentConfig, finished: Sequence[FinishedGame]) -> SprtStatus | None:

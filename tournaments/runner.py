@@ -22,7 +22,7 @@ from tournaments.openings import Opening, as_moves, load_openings, validate
 from tournaments.pgnout import PgnWriter
 from tournaments.replay import MAX_PLIES
 from tournaments.report import Progress, sprt_line, sprt_of
-from tournaments.state import FinishedGame, RunState, save_state
+from tournaments.state import FinishedGame, RunState, StateStore
 
 
 def schedule(config: TournamentConfig, n_openings: int) -> list[GameSpec]:
@@ -147,6 +147,7 @@ class Runner:
         self.epd = PgnWriter(None)
         self.log = PgnWriter(None)
         self.state_path = state_path
+        self.store = StateStore(state_path)  # the caller writes its first snapshot, and the last
         self.stream = stream
         self.openings: list[Opening] = load_openings(config.openings, state.seed, config.variant)
         self.specs = schedule(config, len(self.openings))
@@ -222,7 +223,9 @@ class Runner:
         if status is not None and status.decision and not self.state.stopped:
             self.state.stopped = sprt_line(self.config, status)
             self.stop = True
-        save_state(self.state_path, self.state)
+        self.store.append(self.state, game,
+                          sync_first=[fd for fd in (self.pgn.fileno(), self.epd.fileno(), self.log.fileno())
+                                      if fd is not None])
         self.progress.update(self.state.games, game)
         if not self.config.recover and outcome.termination in ("abandoned", "stalled connection"):
             # Not kept in the state file: unlike an SPRT decision, -resume should play on.

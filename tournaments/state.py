@@ -1,21 +1,49 @@
-"""The resume state: the run's configuration and every finished game, rewritten atomically.
+"""The resume state: a snapshot of the run and a journal of the games finished since.
 
-The file is replaced (write to a temporary file, fsync, rename) after each
-game, so that after a SIGKILL it holds either the old or the new list, never
-half of one. Its ``pgn_offset`` is the PGN file's length after the last game
-it records; a resumed run cuts the PGN back to it.
+The state file itself is the snapshot: the run's configuration, its seed and the
+games finished when it was written. It is replaced atomically (temporary file,
+fsync, rename, directory fsync), so after a crash it is the old or the new one,
+never half of one. That costs time in proportion to the games, so it is not
+done after each game: each finished game is one JSON line appended to the
+journal (``STATE.journal-N``), whose cost stays the same from the first game to
+the last.
+
+``StateStore.append`` writes the line before it returns (a killed runner loses
+no game it recorded); the fsync that makes it survive a power cut, and the
+compactions that fold the journal into a new snapshot, happen on a writer
+thread, so the thread that plays the games never waits for the disk. A
+compaction starts a new journal (generation N+1) before it writes the
+snapshot that names it; ``load_state`` reads the snapshot, then journals N and
+N+1, keeping each game once (every line carries the number of games recorded
+with it), and ignores a last line cut short by a crash.
+
+``pgn_offset`` is the PGN file's length after the last recorded game; a
+resumed run cuts the PGN back to it, so a game written to the PGN but not
+recorded here is played again, never counted twice.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import glob
 import json
 import os
+import re
+import sys
+import threading
+import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tournaments.config import ConfigError, TournamentConfig
 
-STATE_VERSION = 1
+STATE_VERSION = 2  # 2: the journal (a version 1 file, a snapshot alone, still loads)
+# A compaction starts once the journal holds this many games and at least as many as the snapshot
+# (so a run of N games writes O(N) snapshot bytes in all, and a resume reads a short journal).
+COMPACT_AFTER = 1000
+_SNAPSHOT_CHUNK = 200  # games serialized between two yields of the GIL during a compaction
 
 
 @dataclass
@@ -49,38 +77,311 @@ class RunState:
         return {g.index for g in self.games}
 
 
-def save_state(path: str | None, state: RunState) -> None:
-    if path is None:
+def journal_path(path: str, generation: int) -> str:
+    return f"{path}.journal-{generation}"
+
+
+def fsync_directory(path: str) -> None:
+    """Make a rename or a new file in ``path``'s folder durable, where the platform can.
+
+    Windows cannot open a folder (``os.open`` fails with EACCES) and NTFS
+    journals its renames itself; some file systems refuse to fsync a folder.
+    Neither should stop a run, so both are skipped.
+    """
+    if os.name == "nt":
         return
-    data = {"version": STATE_VERSION, "config": state.config, "seed": state.seed,
-            "pgn_offset": state.pgn_offset, "stopped": state.stopped,
-            "epd_offset": state.epd_offset, "log_offset": state.log_offset,
-            "games": [asdict(g) for g in state.games]}
-    tmp = f"{path}.tmp"
-    with open(tmp, "w", encoding="utf-8") as f:
-        json.dump(data, f)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
-    # The rename itself must reach the disk too, or a crash could bring back the old file.
-    directory = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
+    try:
+        directory = os.open(os.path.dirname(os.path.abspath(path)), os.O_RDONLY)
+    except (PermissionError, IsADirectoryError):
+        return
     try:
         os.fsync(directory)
+    except OSError as err:
+        if err.errno not in (errno.EINVAL, errno.EBADF, errno.EACCES, errno.ENOTSUP, errno.EOPNOTSUPP):
+            raise
     finally:
         os.close(directory)
 
 
+def _sync_data(fd: int) -> None:
+    # fdatasync skips the timestamps; macOS and Windows have only fsync.
+    getattr(os, "fdatasync", os.fsync)(fd)
+
+
+def _header(state: RunState, generation: int) -> dict[str, Any]:
+    return {"version": STATE_VERSION, "config": state.config, "seed": state.seed, "pgn_offset": state.pgn_offset,
+            "stopped": state.stopped, "epd_offset": state.epd_offset, "log_offset": state.log_offset,
+            "journal": generation}
+
+
+def _write_snapshot(path: str, header: dict[str, Any], games: list[FinishedGame], count: int,
+                    yield_gil: bool = False) -> None:
+    """Replace ``path`` atomically by ``header`` and ``games[:count]``.
+
+    ``yield_gil``: on the writer thread, serialize in chunks and let other
+    threads run between them, so a long snapshot never holds the GIL for long.
+    """
+    head = json.dumps(header)
+    assert head.endswith("}")
+    tmp = f"{path}.tmp"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(head[:-1] + ', "games": [')
+        for start in range(0, count, _SNAPSHOT_CHUNK):
+            chunk = ", ".join(json.dumps(vars(g)) for g in games[start:min(count, start + _SNAPSHOT_CHUNK)])
+            f.write(chunk if start == 0 else ", " + chunk)
+            if yield_gil:
+                time.sleep(0)
+        f.write("]}")
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    # The rename itself must reach the disk too, or a crash could bring back the old file.
+    fsync_directory(path)
+
+
+def _open_journal(path: str) -> int:
+    """Create (or empty) a journal file; the caller makes its folder entry durable."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_APPEND | getattr(os, "O_BINARY", 0)
+    return os.open(path, flags, 0o644)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+@dataclass
+class _Compaction:
+    """A snapshot for the writer thread: ``games[:count]`` under ``header``, then journal N-1 goes."""
+
+    header: dict[str, Any]
+    games: list[FinishedGame]
+    count: int
+    generation: int
+    old_fd: int  # journal N-1, no longer written
+
+
+class StateStore:
+    """Writes one run's state: a snapshot at the start and the end, a journal line per game between.
+
+    ``append`` is called by one thread at a time (the runner's); the writer
+    thread syncs the journal and writes the compactions.
+    """
+
+    def __init__(self, path: str | None, compact_after: int = COMPACT_AFTER) -> None:
+        self.path = path
+        self.compact_after = compact_after
+        self.generation = 0
+        self.fd: int | None = None
+        self.journal_games = 0  # lines in the current journal
+        self.snapshot_games = 0  # games in the snapshot that names the current journal (or will)
+        self._lock = threading.Condition()
+        self._dirty: list[int] = []  # descriptors written since their last fsync, in the order to sync them
+        self._compaction: _Compaction | None = None
+        self._compacting = False
+        self._error: BaseException | None = None
+        self._closing = False
+        self._thread: threading.Thread | None = None
+
+    def snapshot(self, state: RunState) -> None:
+        """Write the whole state now and start an empty journal (at the start and the end of a run).
+
+        Blocks until it is on disk: no game is being played then.
+        """
+        if self.path is None:
+            return
+        self.flush()
+        previous = self.generation
+        self.generation = max(previous, _loaded_generation(self.path)) + 1
+        # Above every journal on disk, so it starts empty whatever an older run left.
+        new_fd = _open_journal(journal_path(self.path, self.generation))
+        _write_snapshot(self.path, _header(state, self.generation), state.games, len(state.games))
+        if self.fd is not None:
+            os.close(self.fd)
+        self.fd = new_fd
+        self.journal_games = 0
+        self.snapshot_games = len(state.games)
+        # Older journals are folded into the snapshot now; a stale one left behind would only be ignored.
+        for old in glob.glob(glob.escape(self.path) + ".journal-*"):
+            if old != journal_path(self.path, self.generation):
+                with contextlib.suppress(OSError):
+                    os.remove(old)
+
+    def append(self, state: RunState, game: FinishedGame, sync_first: Sequence[int] = ()) -> None:
+        """Record ``game`` (just appended to ``state.games``) and the offsets that point past it.
+
+        ``sync_first`` are the files the game was written to (PGN, EPD, log): the writer thread
+        syncs them before the journal line, so that line never reaches the disk alone.
+        """
+        if self.path is None:
+            for fd in sync_first:
+                _sync_data(fd)
+            return
+        if self.fd is None:
+            self.snapshot(state)  # a store that never wrote its snapshot: make one (holds ``game`` too)
+            return
+        if self._error is not None:
+            raise self._error
+        entry = {"n": len(state.games), "game": vars(game), "pgn_offset": state.pgn_offset,
+                 "epd_offset": state.epd_offset, "log_offset": state.log_offset, "stopped": state.stopped}
+        _write_all(self.fd, (json.dumps(entry) + "\n").encode("utf-8"))
+        self.journal_games += 1
+        with self._lock:
+            for fd in (*sync_first, self.fd):
+                if fd not in self._dirty:
+                    self._dirty.append(fd)
+            if (not self._compacting and self.journal_games >= self.compact_after
+                    and self.journal_games >= self.snapshot_games):
+                self._rotate(state)
+            self._lock.notify()
+        self._ensure_thread()
+
+    def _rotate(self, state: RunState) -> None:
+        """Start journal N+1 and hand the snapshot that names it to the writer (lock held)."""
+        assert self.path is not None and self.fd is not None
+        old_fd = self.fd
+        self.generation += 1
+        self.fd = _open_journal(journal_path(self.path, self.generation))
+        self._dirty.append(self.fd)
+        # The games list only grows, so the writer can read its first `count` entries while games go on.
+        count = len(state.games)
+        self._compaction = _Compaction(_header(state, self.generation), state.games, count, self.generation, old_fd)
+        self._compacting = True
+        self.journal_games = 0
+        self.snapshot_games = count
+
+    def _ensure_thread(self) -> None:
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._write_loop, name="kestrel-state", daemon=True)
+            self._thread.start()
+
+    def _write_loop(self) -> None:
+        while True:
+            with self._lock:
+                while not self._dirty and self._compaction is None and not self._closing:
+                    self._lock.wait()
+                if not self._dirty and self._compaction is None:
+                    return
+                dirty, self._dirty = self._dirty, []
+                compaction, self._compaction = self._compaction, None
+            try:
+                for fd in dirty:
+                    _sync_data(fd)
+                if compaction is not None:
+                    self._compact(compaction)
+            except BaseException as err:  # noqa: BLE001 - reported to the runner's thread by the next append
+                with self._lock:
+                    self._error = err
+                    self._compacting = True  # no further rotation: the snapshot must keep naming journal N-1
+                    self._lock.notify_all()
+                return
+            with self._lock:
+                if compaction is not None:
+                    self._compacting = False
+                self._lock.notify_all()
+
+    def _compact(self, job: _Compaction) -> None:
+        assert self.path is not None
+        fsync_directory(self.path)  # journal N+1's folder entry, before the snapshot names it
+        _write_snapshot(self.path, job.header, job.games, job.count, yield_gil=True)
+        # Journal N's games are in the snapshot now (and its lines were synced before it).
+        os.close(job.old_fd)
+        with contextlib.suppress(OSError):
+            os.remove(journal_path(self.path, job.generation - 1))
+
+    def flush(self) -> None:
+        """Wait until every appended line is synced and any compaction is written; raise its error."""
+        thread = self._thread
+        if thread is not None:
+            with self._lock:
+                self._closing = True
+                self._lock.notify_all()
+            thread.join()
+            self._thread = None
+            self._closing = False
+        self._compacting = False
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+
+    def close(self, state: RunState | None = None) -> None:
+        """Finish the writes; with ``state``, fold the journal into a final snapshot."""
+        try:
+            if state is not None:
+                self.snapshot(state)
+            else:
+                self.flush()
+        finally:
+            if self.fd is not None:
+                os.close(self.fd)
+                self.fd = None
+
+
+def save_state(path: str | None, state: RunState) -> None:
+    """Write ``state`` as a snapshot with an empty journal (a one-off ``StateStore``)."""
+    StateStore(path).close(state)
+
+
+def _loaded_generation(path: str) -> int:
+    """The highest journal generation beside ``path`` (a new journal must not reuse one)."""
+    found = [int(m.group(1)) for p in glob.glob(glob.escape(path) + ".journal-*")
+             if (m := re.search(r"\.journal-(\d+)$", p))]
+    return max(found, default=0)
+
+
+def _read_journal(path: str, games: list[FinishedGame], data: dict[str, Any]) -> None:
+    """Apply the lines of journal ``path`` that follow ``games``; a last line cut short is ignored."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+    except FileNotFoundError:
+        return
+    lines = raw.split(b"\n")
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+            n = entry["n"]
+            game = FinishedGame(**entry["game"])
+        except (ValueError, KeyError, TypeError) as err:
+            if number == len(lines):  # no newline after it: the write was cut off by a crash
+                sys.stderr.write(f"{path}: ignoring a last line cut short ({len(line)} bytes)\n")
+                return
+            raise ConfigError(f"cannot resume from {path}: line {number} is damaged ({err})") from None
+        if n <= len(games):
+            continue  # already in the snapshot (written by a compaction that had not removed this journal)
+        if n != len(games) + 1:
+            raise ConfigError(f"cannot resume from {path}: line {number} is game {n}, expected {len(games) + 1}")
+        games.append(game)
+        for key in ("pgn_offset", "epd_offset", "log_offset", "stopped"):
+            data[key] = entry[key]
+
+
 def load_state(path: str) -> RunState:
+    """The snapshot at ``path`` and the games of its journals."""
     try:
         with open(path, encoding="utf-8") as f:
             data = json.load(f)
     except (OSError, json.JSONDecodeError) as err:
         raise ConfigError(f"cannot resume from {path}: {err}") from None
-    if data.get("version") != STATE_VERSION:
+    if data.get("version") not in (1, STATE_VERSION):
         raise ConfigError(f"{path}: unknown state version {data.get('version')!r}")
-    return RunState(config=data["config"], seed=data["seed"], pgn_offset=data["pgn_offset"],
-                    games=[FinishedGame(**g) for g in data["games"]], stopped=data.get("stopped", ""),
-                    epd_offset=data.get("epd_offset"), log_offset=data.get("log_offset"))
+    games = [FinishedGame(**g) for g in data["games"]]
+    if data["version"] >= 2:
+        generation = data["journal"]
+        # N+1 exists when a compaction had started its journal but not replaced the snapshot yet.
+        for g in (generation, generation + 1):
+            _read_journal(journal_path(path, g), games, data)
+    return RunState(config=data["config"], seed=data["seed"], pgn_offset=data["pgn_offset"], games=games,
+                    stopped=data.get("stopped", ""), epd_offset=data.get("epd_offset"),
+                    log_offset=data.get("log_offset"))
+
+
+def state_as_dict(state: RunState) -> dict[str, Any]:
+    """The state as one JSON object (tests and tools that inspect a run)."""
+    return {**_header(state, 0), "games": [asdict(g) for g in state.games]}
 
 
 def config_of(state: RunState) -> TournamentConfig:

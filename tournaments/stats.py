@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Protocol
 
 Z95 = 1.959963984540054  # two-sided 95% quantile of the normal distribution
 NELO_PER_T = 800.0 / math.log(10.0)  # normalized Elo per unit of (mean - 1/2) / sigma
@@ -209,3 +210,71 @@ def tally_results(games: Sequence[tuple[int, str, str, str]], engine: str,
         if len(pair_points) == 2:
             tally.add_pair(sum(pair_points), draws=pair_points == [0.5, 0.5])
     return tally
+
+
+class GameRecord(Protocol):
+    """What a tally reads of a finished game (``tournaments.state.FinishedGame`` has it)."""
+
+    @property
+    def pair(self) -> int: ...
+    @property
+    def white(self) -> str: ...
+    @property
+    def black(self) -> str: ...
+    @property
+    def result(self) -> str: ...
+
+
+class RunningTally:
+    """``tally_results`` of one engine over a list that only grows, reading only the games added since.
+
+    The runner tallies after every game for the SPRT and the progress line; a
+    fresh tally costs time in proportion to the games played, charged to the
+    engines that are thinking meanwhile, and grows through a long run.
+    """
+
+    def __init__(self, engine: str) -> None:
+        self.engine = engine
+        self._reset(None)
+
+    def _reset(self, games: Sequence[GameRecord] | None) -> None:
+        self.games = games  # the list read (kept, so that its id is not reused by another)
+        self.count = 0
+        self.last: object = None  # games[count - 1], to notice a list changed other than by appending
+        self.tally = Tally()
+        self.pairs: dict[int, list[float]] = {}
+
+    def update(self, games: Sequence[GameRecord]) -> Tally:
+        changed = len(games) < self.count or (self.count > 0 and games[self.count - 1] is not self.last)
+        if games is not self.games or changed:
+            self._reset(games)  # not the list it has read: start again
+        for game in games[self.count:]:
+            if self.engine not in (game.white, game.black):
+                continue
+            p = points(game.result, game.white == self.engine)
+            if p is None:
+                continue
+            self.tally.add(p)
+            pair_points = self.pairs.setdefault(game.pair, [])
+            pair_points.append(p)
+            if len(pair_points) == 2:
+                self.tally.add_pair(sum(pair_points))
+            elif len(pair_points) == 3:  # as tally_results: only pairs of exactly two games count
+                self.tally.pentanomial[int(round(2 * sum(pair_points[:2])))] -= 1
+        self.count = len(games)
+        self.last = games[-1] if games else None
+        t = self.tally
+        return Tally(t.wins, t.losses, t.draws, list(t.pentanomial))
+
+
+_RUNNING: dict[tuple[int, str], RunningTally] = {}
+
+
+def running_tally(games: Sequence[GameRecord], engine: str) -> Tally:
+    """``engine``'s tally over ``games``, in time proportional to the games added since the last call."""
+    key = (id(games), engine)
+    tally = _RUNNING.pop(key, None) or RunningTally(engine)
+    _RUNNING[key] = tally  # most recent last; a few lists at a time (the run's, a test's)
+    while len(_RUNNING) > 8:
+        del _RUNNING[next(iter(_RUNNING))]
+    return tally.update(games)
