@@ -5,10 +5,11 @@ from pathlib import Path
 
 import chess
 
+from tests.conftest import SHARED_DATA
 from tests.test_tournament import check_replay, fake, read_games, run_cli
 from tournaments.adjudication import tablebase_verdict
 
-SYZYGY = Path("/work/shared/data/syzygy")
+SYZYGY = SHARED_DATA / "syzygy"
 KBNK = chess.Board("8/8/8/4k3/8/8/8/KBN5 w - - 0 1")
 
 

@@ -169,7 +169,7 @@ def report(games: int, costs: list[float], lags: list[float], idle: list[float],
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m tools.journal_bench", description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=5000, help="finished games to record (at least 1500)")
     parser.add_argument("--dir", default=None, help="folder for the files (default: a temporary folder)")
     parser.add_argument("--record", action="store_true",

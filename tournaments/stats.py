@@ -258,13 +258,19 @@ class RunningTally:
             pair_points = self.pairs.setdefault(game.pair, [])
             pair_points.append(p)
             if len(pair_points) == 2:
-                self.tally.add_pair(sum(pair_points))
+                self.tally.add_pair(sum(pair_points), draws=pair_points == [0.5, 0.5])
             elif len(pair_points) == 3:  # as tally_results: only pairs of exactly two games count
-                self.tally.pentanomial[int(round(2 * sum(pair_points[:2])))] -= 1
+                first_two = pair_points[:2]
+                self.tally.pentanomial[int(round(2 * sum(first_two)))] -= 1
+                if sum(first_two) == 1.0:
+                    if first_two == [0.5, 0.5]:
+                        self.tally.dd_pairs -= 1
+                    else:
+                        self.tally.wl_pairs -= 1
         self.count = len(games)
         self.last = games[-1] if games else None
         t = self.tally
-        return Tally(t.wins, t.losses, t.draws, list(t.pentanomial))
+        return Tally(t.wins, t.losses, t.draws, list(t.pentanomial), t.wl_pairs, t.dd_pairs)
 
 
 _RUNNING: dict[tuple[int, str], RunningTally] = {}
