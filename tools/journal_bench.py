@@ -25,7 +25,7 @@ import shutil
 import statistics
 import tempfile
 import time
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 
 from tournaments.config import EngineConfig, SprtConfig, TournamentConfig
 from tournaments.game import GameOutcome, GameSpec
@@ -73,9 +73,16 @@ def outcome_of(game: FinishedGame) -> GameOutcome:
     return GameOutcome(spec, game.result, game.termination, game.reason, "x" * PGN_BYTES, game.plies)
 
 
-async def measure(games: int, folder: str, through_runner: bool) -> tuple[list[float], list[float], list[float]]:
-    """Per game: seconds spent in the record call, and the worst timer lateness while it and its sync ran;
-    then the worst lateness per game-sized interval of the loop before any game (the machine's noise)."""
+@dataclass
+class Measured:
+    costs: list[float]  # per game: seconds the record call held the loop
+    lags: list[float]  # per game: the worst timer lateness while it and its writes ran
+    idle: list[float]  # the worst lateness per game-sized interval before any game (the machine's noise)
+    compactions: list[int]  # games whose record started a compaction on the writer thread
+
+
+async def measure(games: int, folder: str, through_runner: bool) -> Measured:
+    """Record ``games`` synthetic games in an asyncio loop beside a 1 ms timer."""
     config = bench_config(sprt=through_runner)
     state = RunState(config=config.to_dict(), seed=1)
     path = os.path.join(folder, "bench.pgn.state.json")
@@ -105,7 +112,9 @@ async def measure(games: int, folder: str, through_runner: bool) -> tuple[list[f
         await asyncio.sleep(0.003)
         idle.append(max(lateness[seen:], default=0.0))
     costs, lags = [], []
+    compactions: list[int] = []  # the games whose record started a compaction
     for index in range(games):
+        generation = store.generation
         game = synthetic_game(index)
         seen = len(lateness)
         start = time.perf_counter()
@@ -116,6 +125,8 @@ async def measure(games: int, folder: str, through_runner: bool) -> tuple[list[f
             state.pgn_offset += PGN_BYTES
             store.append(state, game)
         costs.append(time.perf_counter() - start)
+        if store.generation != generation:
+            compactions.append(index)
         # Let the timer and the writer thread run, as between two games of a real run.
         await asyncio.sleep(0.003)
         lags.append(max(lateness[seen:], default=0.0))
@@ -123,7 +134,7 @@ async def measure(games: int, folder: str, through_runner: bool) -> tuple[list[f
     await tick
     store.close(state)
     assert len(load_state(path).games) == games
-    return costs, lags, idle
+    return Measured(costs, lags, idle, compactions)
 
 
 def windows(games: int) -> list[tuple[str, int, int]]:
@@ -151,11 +162,10 @@ def old_costs(games: int, folder: str, samples: int = 5) -> dict[int, float]:
     return result
 
 
-def report(games: int, costs: list[float], lags: list[float], idle: list[float], old: dict[int, float],
-           what: str) -> str:
+def report(games: int, m: Measured, old: dict[int, float], what: str) -> str:
+    costs, lags, idle = m.costs, m.lags, sorted(m.idle)
     lines = [f"{games} games through {what}; ms per game (the loop held by the call / worst 1 ms-timer lateness):",
              "  window   games          call mean   p50     p99     max  | timer lateness p50  p99     max"]
-    idle.sort()
     lines.append(f"  nothing recorded ({len(idle)} intervals)                         |  {ms(idle[len(idle) // 2])} "
                  f"{ms(idle[int(0.99 * len(idle))])} {ms(idle[-1])}")
     for name, lo, hi in windows(games):
@@ -163,6 +173,10 @@ def report(games: int, costs: list[float], lags: list[float], idle: list[float],
         lines.append(f"  {name:<7} {lo + 1:>6}-{hi:<6}  {ms(statistics.mean(c))} {ms(c[len(c) // 2])} "
                      f"{ms(c[int(0.99 * len(c))])} {ms(c[-1])} |  {ms(lag[len(lag) // 2])} "
                      f"{ms(lag[int(0.99 * len(lag))])} {ms(lag[-1])}")
+    for first in m.compactions:
+        window = lags[first:first + 100]
+        lines.append(f"  compaction at game {first + 1}: the next {len(window)} games, call max "
+                     f"{ms(max(costs[first:first + 100]))}, timer lateness max {ms(max(window))}")
     lines.append("the old per-game write (whole state file rewritten, json.dump and two fsyncs), median of 5:")
     lines += [f"  with {count:>6} games: {ms(cost)} ms" for count, cost in old.items()]
     return "\n".join(lines)
@@ -179,12 +193,12 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--games must be at least {3 * WINDOW}")
     folder = tempfile.mkdtemp(prefix="journal-bench-", dir=args.dir)
     try:
-        costs, lags, idle = asyncio.run(measure(args.games, folder, args.record))
+        measured = asyncio.run(measure(args.games, folder, args.record))
         old = old_costs(args.games, folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     what = "Runner.record (PGN, SPRT, progress, state journal)" if args.record else "StateStore.append"
-    print(report(args.games, costs, lags, idle, old, what))
+    print(report(args.games, measured, old, what))
     return 0
 
 
