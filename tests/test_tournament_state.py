@@ -278,3 +278,40 @@ def test_running_tally_matches_a_fresh_tally():
             assert running_tally(games, engine) == fresh
     other = list(games[:50])  # another list: tallied on its own
     assert running_tally(other, "a") == tally_results([(g.pair, g.white, g.black, g.result) for g in other], "a")
+
+
+def test_the_pgn_is_synced_by_the_writer_thread_before_the_journal_line(tmp_path, monkeypatch):
+    """A game's PGN append never waits on the disk (no fsync on the thread that times the engines);
+    the writer thread syncs the PGN before the journal line that points past it."""
+    from tournaments.pgnout import PgnWriter
+
+    synced: list[int] = []
+    monkeypatch.setattr(state_module, "_sync_data", synced.append)
+    pgn = PgnWriter(str(tmp_path / "games.pgn"))
+    path = tmp_path / "s.json"
+    state = RunState(config=_config().to_dict(), seed=1)
+    store = StateStore(str(path))
+    store.snapshot(state)          # at the start, before any clock runs: it may wait on the disk
+    monkeypatch.setattr(os, "fsync", lambda fd: pytest.fail("an fsync on the runner's thread"))
+    state.pgn_offset = pgn.append('[Event "x"]\n\n1. e4 *')
+    state.games.append(_game(0))
+    pgn_fd = pgn.fileno()
+    assert pgn_fd is not None
+    store.append(state, state.games[-1], sync_first=[pgn_fd])
+    store.flush()
+    assert store.fd in synced and synced.index(pgn_fd) < synced.index(store.fd)
+    monkeypatch.undo()
+    store.close()
+    pgn.close()
+    assert (tmp_path / "games.pgn").read_text().startswith('[Event "x"]') and state.pgn_offset > 10
+
+
+def test_a_pgn_shorter_than_its_state_is_refused_on_resume(tmp_path):
+    from tournaments.pgnout import PgnWriter
+
+    (tmp_path / "games.pgn").write_text("1. e4 *\n\n")
+    with pytest.raises(OSError, match="fewer than the 500"):
+        PgnWriter(str(tmp_path / "games.pgn"), truncate_to=500)
+    writer = PgnWriter(str(tmp_path / "games.pgn"), truncate_to=4)
+    assert writer.offset == 4 and (tmp_path / "games.pgn").read_text() == "1. e"
+    writer.close()
