@@ -18,13 +18,11 @@ Where the starting values come from:
   "SafetyTable" of the Chess Programming Wiki's King Safety page, halved; pawn shield and
   open king file values are conventional starting guesses.
 
-Since session 5 the numbers are fitted: the Texel tuner (``python -m tools.texel``, docs/texel.md)
-refitted every weight except ``king_attack_units`` to 898,627 positions of Kestrel's self-play,
-pulled towards the values above (L2) and leaving weights seen in fewer than 500 positions alone.
-Against the hand-set table it scored +40.5 Elo (+22.4 .. +58.8) in 1,000 games at 2 s + 0.02 s.
-Session 6 added threats, safe checks, pawn chains, passed-pawn details, outposts and rooks on the
-seventh (starting from conventional guesses) and refitted the whole table the same way: +88.1 +/- 28.9
-Elo in 419 games against the table before them (docs/texel.md).
+The numbers are fitted: the Texel tuner (``python -m tools.texel``, docs/texel.md) fits every weight
+except ``king_attack_units`` to positions of Kestrel's self-play, pulled towards the values above (L2)
+and leaving weights seen in fewer than 500 positions alone.  The threats, safe checks, pawn chains,
+passed-pawn details, outposts and rooks on the seventh started from conventional guesses.  Their
+games are in the experiments ledger (``python -m tools.ledger --id ev-``).
 
 The layout conventions:
 
@@ -229,7 +227,7 @@ WEIGHTS: Weights = {
     ],
     # For the side to move; small, so that odd and even search depths do not disagree much.
     "tempo": (14, 3),
-    # Session 6 terms, fitted by the tuner from conventional guesses (docs/texel.md).
+    # Fitted by the tuner from conventional guesses (docs/texel.md).
     # Threats, per enemy piece (not pawn or king) attacked: by a pawn; a rook or queen by a knight
     # or bishop; a queen by a rook; and any piece we attack that none of theirs defends.
     "threat_by_pawn": (48, 30),

@@ -53,7 +53,7 @@ def searcher_class(mode: str) -> type[Searcher]:
 # For measuring what each search technique is worth in games (an ablation match):
 # KESTREL_SEARCH_OFF=null_move,late_move_reductions starts the alpha-beta searcher with
 # those switched off, and KESTREL_SEARCH_ON switches on a candidate that is off by default
-# while it is tested.  The names are the searchers' configure() keywords.
+# only while its test runs (a candidate that loses is deleted).  The names are the searchers' configure() keywords.
 SEARCH_OFF_VARIABLE = "KESTREL_SEARCH_OFF"
 SEARCH_ON_VARIABLE = "KESTREL_SEARCH_ON"
 
