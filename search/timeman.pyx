@@ -46,11 +46,11 @@ def time_budget(limits, white_to_move: bool, move_overhead: int, params=None, pl
     `horizon` moves: `movestogo` when the GUI says when the clock refills, else the moves the
     game likely still has at this ply (moves_left_horizon).  The time for them is the clock less
     this move's ``Move Overhead``, plus the increments that arrive before the last of them, less
-    the lag each of those moves likely pays (tm_expected_lag_share of the overhead); the optimum
-    is an even share of it.  The
-    maximum is at most tm_max_over_optimum optima and tm_max_share of the clock less this
-    move's overhead; before a time control (movestogo 1), half and 0.8 of it.  The factors are
-    the tm_* entries of the search parameter table (defaults if None)."""
+    the lag each of those moves likely pays (tm_expected_lag_share of the overhead) and less the
+    reserves; the optimum is an even share of it.  The maximum is at most tm_max_over_optimum
+    optima and tm_max_share of the clock less this move's overhead; before a time control
+    (movestogo 1), half and 0.8 of it.  The factors are the tm_* entries of the search
+    parameter table (defaults if None)."""
     if params is None:
         params = _DEFAULTS
     overhead = max(0, move_overhead)
