@@ -1,0 +1,154 @@
+"""The training positions' file format: fixed 32-byte records, little-endian.
+
+A file (``.kpos``) is nothing but records, so shards concatenate with ``cat`` and a reader can
+seek to any record.  One record is one position with its labels::
+
+    offset size  field
+    0      8     occupied   uint64: bit s set when square s (a1 = 0 ... h8 = 63) holds a piece
+    8      16    pieces     32 nibbles: the piece code of each occupied square, lowest square
+                            first, low nibble before high nibble (code = type + 6 * colour,
+                            type pawn 0 .. king 5, colour white 0 / black 1: the core's codes)
+    24     2     score      int16: the search score in centipawns, from the side to move's view
+    26     1     result     uint8: the game's result from the side to move's view:
+                            0 loss, 1 draw, 2 win
+    27     1     flags      uint8: bits 0-3 castling rights (K, Q, k, q), bit 7 black to move
+    28     1     ep         uint8: the en-passant target square, 64 when none
+    29     1     halfmove   uint8: the halfmove clock (capped at 255)
+    30     2     fullmove   uint16: the fullmove number
+
+The generator writes only quiet, scored positions: not in check, the best move neither a capture
+nor a promotion, the score not a mate score.  Standard chess only (castling rights as the four
+standard ones).
+"""
+
+from __future__ import annotations
+
+import struct
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+RECORD_SIZE = 32
+NO_SQUARE = 64
+RESULT_LOSS, RESULT_DRAW, RESULT_WIN = 0, 1, 2
+PIECE_LETTERS = "PNBRQKpnbrqk"
+CASTLING_LETTERS = "KQkq"
+BLACK_TO_MOVE = 0x80
+
+_TAIL = struct.Struct("<hBBBBH")
+_HEAD = struct.Struct("<Q")
+
+
+@dataclass(frozen=True)
+class Record:
+    """One training position: its FEN, the search score and the game result (side to move's view)."""
+
+    fen: str
+    score: int
+    result: int
+
+
+def pack(fen: str, score: int, result: int) -> bytes:
+    """The 32 bytes of one record; ValueError on a FEN this format cannot hold."""
+    fields = fen.split()
+    if len(fields) < 4:
+        raise ValueError(f"not a FEN: {fen!r}")
+    placement, turn, castling, ep = fields[:4]
+    halfmove = int(fields[4]) if len(fields) > 4 else 0
+    fullmove = int(fields[5]) if len(fields) > 5 else 1
+    ranks = placement.split("/")
+    if len(ranks) != 8:
+        raise ValueError(f"not a FEN: {fen!r}")
+    by_square: dict[int, int] = {}
+    for rank_index, rank_text in enumerate(ranks):
+        rank, file = 7 - rank_index, 0
+        for char in rank_text:
+            if char.isdigit():
+                file += int(char)
+                continue
+            code = PIECE_LETTERS.find(char)
+            if code < 0 or file > 7:
+                raise ValueError(f"not a FEN: {fen!r}")
+            by_square[rank * 8 + file] = code
+            file += 1
+    occupied = sum(1 << square for square in by_square)
+    # The nibbles follow the squares in increasing order, not the FEN's reading order.
+    codes = [by_square[square] for square in sorted(by_square)]
+    if len(codes) > 32:
+        raise ValueError(f"more than 32 pieces: {fen!r}")
+    nibbles = bytearray(16)
+    for index, code in enumerate(codes):
+        nibbles[index >> 1] |= code << (4 * (index & 1))
+    flags = sum(1 << bit for bit, letter in enumerate(CASTLING_LETTERS) if letter in castling)
+    if turn == "b":
+        flags |= BLACK_TO_MOVE
+    ep_square = NO_SQUARE if ep == "-" else (ord(ep[0]) - ord("a")) + 8 * (int(ep[1]) - 1)
+    score = max(-32767, min(32767, int(score)))
+    if result not in (RESULT_LOSS, RESULT_DRAW, RESULT_WIN):
+        raise ValueError(f"result must be 0, 1 or 2, not {result!r}")
+    return (_HEAD.pack(occupied) + bytes(nibbles)
+            + _TAIL.pack(score, result, flags, ep_square, min(halfmove, 255), fullmove & 0xFFFF))
+
+
+def unpack(data: bytes | memoryview) -> Record:
+    """The record in the first 32 bytes of `data`."""
+    (occupied,) = _HEAD.unpack_from(data, 0)
+    nibbles = bytes(data[8:24])
+    score, result, flags, ep_square, halfmove, fullmove = _TAIL.unpack_from(data, 24)
+    board: list[str | None] = [None] * 64
+    index = 0
+    for square in range(64):
+        if occupied >> square & 1:
+            code = (nibbles[index >> 1] >> (4 * (index & 1))) & 15
+            if code >= 12:
+                raise ValueError(f"bad piece code {code} in a record")
+            board[square] = PIECE_LETTERS[code]
+            index += 1
+    rows = []
+    for rank in range(7, -1, -1):
+        row, empty = "", 0
+        for file in range(8):
+            piece = board[rank * 8 + file]
+            if piece is None:
+                empty += 1
+                continue
+            if empty:
+                row += str(empty)
+                empty = 0
+            row += piece
+        rows.append(row + (str(empty) if empty else ""))
+    castling = "".join(letter for bit, letter in enumerate(CASTLING_LETTERS) if flags >> bit & 1) or "-"
+    ep = "-" if ep_square >= NO_SQUARE else "abcdefgh"[ep_square & 7] + str((ep_square >> 3) + 1)
+    turn = "b" if flags & BLACK_TO_MOVE else "w"
+    fen = f"{'/'.join(rows)} {turn} {castling} {ep} {halfmove} {fullmove}"
+    return Record(fen, score, result)
+
+
+def read_records(path: str) -> Iterator[Record]:
+    """Every whole record of a file, in order (a trailing partial record is ignored)."""
+    with open(path, "rb") as handle:
+        while True:
+            chunk = handle.read(RECORD_SIZE * 4096)
+            if not chunk:
+                return
+            view = memoryview(chunk)
+            for offset in range(0, len(chunk) - RECORD_SIZE + 1, RECORD_SIZE):
+                yield unpack(view[offset:offset + RECORD_SIZE])
+
+
+def record_dtype() -> Any:
+    """The numpy dtype of one record, for readers that load whole files (numpy imported here)."""
+    import numpy as np
+    return np.dtype([("occupied", "<u8"), ("pieces", "u1", (16,)), ("score", "<i2"), ("result", "u1"),
+                     ("flags", "u1"), ("ep", "u1"), ("halfmove", "u1"), ("fullmove", "<u2")])
+
+
+def load_array(path: str) -> Any:
+    """The whole records of a file as a numpy structured array (memory-mapped, read-only)."""
+    import os
+
+    import numpy as np
+    count = os.path.getsize(path) // RECORD_SIZE
+    if count == 0:
+        return np.zeros(0, dtype=record_dtype())
+    return np.memmap(path, dtype=record_dtype(), mode="r", shape=(count,))
