@@ -538,6 +538,8 @@ cdef void iterative_deepening(SearchState* s) noexcept nogil:
             break
         if s.node_limit and s.nodes >= s.node_limit:
             break
+        if s.soft_node_limit and s.nodes >= s.soft_node_limit:
+            break
         if may_stop_early(&s.time, s.signals):
             # Stop deepening early when the best move is settled; think longer while it changes
             # or while the score falls.

@@ -130,6 +130,7 @@ cdef class AlphaBetaSearcher(Searcher):
         s.multipv = max(1, min(int(self.multipv), MAX_MULTIPV))
         s.time = budget
         s.node_limit, s.depth_limit, s.mate_limit = limits.fixed_limits()
+        s.soft_node_limit = max(0, int(limits.soft_nodes)) if limits.soft_nodes else 0
         if s.mate_limit and not s.depth_limit:
             s.depth_limit = min(2 * s.mate_limit + 8, MAX_DEPTH)
         s.tt = &self.tt
@@ -153,6 +154,7 @@ cdef class AlphaBetaSearcher(Searcher):
         h.multipv = 1
         h.time.timed = False
         h.node_limit = 0
+        h.soft_node_limit = 0
         h.depth_limit, h.mate_limit = s.depth_limit, s.mate_limit
         h.tt = &self.tt
         h.signals = &self.helper_signals

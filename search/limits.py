@@ -45,6 +45,9 @@ class SearchLimits:
     infinite: bool = False          # search until stop
     ponder: bool = False            # search on the opponent's time until ponderhit or stop
     searchmoves: list[str] = field(default_factory=list)
+    # Not a UCI limit: the data generator's budget.  Alpha-beta starts no new iteration once this
+    # many nodes are searched (`nodes` stays the hard limit); MCTS ignores it.
+    soft_nodes: int | None = None
 
     def fixed_limits(self) -> tuple[int, int, int]:
         """(nodes, depth, mate) as non-negative numbers for the C searchers; 0 means none."""

@@ -72,6 +72,7 @@ cdef struct SearchState:
 
     TimeBudget time      # the clock's soft and hard limits for this move
     uint64_t node_limit  # 0: none
+    uint64_t soft_node_limit  # no new iteration once this many nodes are searched; 0: none
     int depth_limit
     int mate_limit       # in moves; 0: none
 
