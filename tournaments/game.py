@@ -333,14 +333,3 @@ def _final_epd(board: chess.Board) -> str:
     """The final position as EPD with its move counters (``-epdout``)."""
     return board.epd(hmvc=board.halfmove_clock, fmvn=board.fullmove_number)
 
-
-def unplayed_game(config: TournamentConfig, spec: GameSpec, opening: Opening, reason: str) -> GameOutcome:
-    """A game that could not be played at all (no engine at fault): ``*``, its book moves and the reason."""
-    pgn = _new_pgn(config, spec, opening)
-    node: chess.pgn.GameNode = pgn
-    for uci in opening.moves[opening.hidden:]:
-        node = node.add_variation(chess.Move.from_uci(uci), comment="book")
-    pgn.headers["Termination"] = "abandoned"
-    node.comment = f"{node.comment}, {reason}" if node.comment else reason
-    text = _pgn_text(config, pgn)
-    return GameOutcome(spec, "*", "abandoned", reason, text, 0, final_fen=_final_epd(opening.board()))
