@@ -428,3 +428,11 @@ def test_fastchess_sprt_line_is_the_readme_example_with_sizes_changed():
     assert config.pgn_extras == ["nodes"] and config.pgn_notation == "san"
     assert [e.tc.nodes for e in config.engines] == [4000, 2000]
     assert Path(config.state_file).name == "sprt.pgn.state.json"
+
+
+def test_the_record_cost_line_compares_early_and_late_games():
+    from tournaments.runner import record_cost_line
+    assert record_cost_line([0.001] * 49) is None
+    line = record_cost_line([0.001] * 90 + [0.004] * 10)
+    assert line is not None
+    assert "first 10 games 1.00 ms mean, 1.00 ms max" in line and "last 10 games 4.00 ms mean, 4.00 ms max" in line

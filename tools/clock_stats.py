@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -81,10 +81,10 @@ def read_games(paths: list[Path]) -> Iterator[chess.pgn.Game]:
                 yield game
 
 
-def collect(paths: list[Path], opening_moves: int) -> dict[str, EngineClock]:
-    """Per engine name, its clock figures over every game in `paths`."""
+def collect(games: Iterable[chess.pgn.Game], opening_moves: int) -> dict[str, EngineClock]:
+    """Per engine name, its clock figures over `games`."""
     engines: dict[str, EngineClock] = {}
-    for game in read_games(paths):
+    for game in games:
         moves = list(game_moves(game))
         loser = {"1-0": "Black", "0-1": "White"}.get(game.headers.get("Result", "*"))
         flagged = game.headers.get("Termination", "") == "time forfeit"
@@ -124,12 +124,26 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.clock_stats", description=__doc__.split("\n\n")[0])
     parser.add_argument("pgn", nargs="+", type=Path, help="PGN files written by the tournament runner")
     parser.add_argument("--opening-moves", type=int, default=20, help="moves out of book summed (default 20)")
+    parser.add_argument("--blocks", type=int, default=1,
+                        help="one table per block of consecutive games, in the order recorded: do late games "
+                             "of a long run lose more time than early ones? (default 1)")
     args = parser.parse_args(argv)
+    if args.blocks < 1:
+        parser.error("--blocks must be at least 1")
     missing = [str(path) for path in args.pgn if not path.is_file()]
     if missing:
         print(f"clock_stats: no such file: {', '.join(missing)}", file=sys.stderr)
         return 2
-    print(table(collect(args.pgn, args.opening_moves), args.opening_moves))
+    games = list(read_games(args.pgn))
+    if args.blocks == 1:
+        print(table(collect(games, args.opening_moves), args.opening_moves))
+        return 0
+    size = -(-len(games) // args.blocks)
+    for start in range(0, len(games), size):
+        block = games[start:start + size]
+        print(f"games {start + 1}-{start + len(block)}")
+        print(table(collect(block, args.opening_moves), args.opening_moves))
+        print()
     return 0
 
 

@@ -24,7 +24,7 @@ from tournaments.engines import probe
 from tournaments.pgnout import PgnWriter
 from tournaments.plot import PlotUnavailable, write_plot
 from tournaments.report import final_report
-from tournaments.runner import Runner, check_setboard, check_variant, new_seed, preflight
+from tournaments.runner import Runner, check_setboard, check_variant, new_seed, preflight, record_cost_line
 from tournaments.state import RunState, config_of, load_state
 
 
@@ -130,6 +130,9 @@ async def run(config: TournamentConfig, state: RunState, resume: bool, is_defaul
     if state.stopped:
         print(f"Stopped early: {state.stopped}", file=sys.stderr)
     print(final_report(config, state.games, runner.progress.declared), flush=True)
+    cost = record_cost_line(runner.record_seconds)
+    if cost is not None:
+        print(cost, file=sys.stderr, flush=True)
     if config.plot:
         plot(config, state)
     return cluster_trouble(backend)

@@ -12,6 +12,7 @@ import asyncio
 import itertools
 import random
 import sys
+import time
 from collections.abc import Callable
 from typing import TextIO
 
@@ -161,6 +162,9 @@ class Runner:
         self.stop = bool(state.stopped)
         self.engine_configs = {e.name: e for e in config.engines}
         self.in_play = 0  # games being played now (local backend), for the live display
+        # How long each record() held the thread that reads the engines (PGN, state journal, display):
+        # a long run shows it stays flat from the first game to the last (record_cost_line).
+        self.record_seconds: list[float] = []
 
     def run_with(self, play: Callable[[Runner], None]) -> RunState:
         """Play through another backend (``play`` records games with ``record``), then close the display."""
@@ -209,6 +213,13 @@ class Runner:
 
     def record(self, outcome: GameOutcome) -> None:
         """Make a finished game durable: PGN first, then the state that points past it."""
+        started = time.perf_counter()
+        try:
+            self._record(outcome)
+        finally:
+            self.record_seconds.append(time.perf_counter() - started)
+
+    def _record(self, outcome: GameOutcome) -> None:
         spec = outcome.spec
         self.state.pgn_offset = self.pgn.append(outcome.pgn)
         if self.epd.path is not None:
@@ -233,6 +244,19 @@ class Runner:
                               f"(-recover is off): {outcome.reason}\n")
             self.stream.flush()
             self.stop = True
+
+
+def record_cost_line(seconds: list[float], share: float = 0.1) -> str | None:
+    """How long recording a game took, early in the run against late; None below 50 games."""
+    if len(seconds) < 50:
+        return None
+    count = max(1, int(len(seconds) * share))
+
+    def figures(part: list[float]) -> str:
+        return f"{1000 * sum(part) / len(part):.2f} ms mean, {1000 * max(part):.2f} ms max"
+
+    return (f"Recording a game (PGN, state journal, display): first {count} games {figures(seconds[:count])}; "
+            f"last {count} games {figures(seconds[-count:])}")
 
 
 def check_variant(config: TournamentConfig, probes: dict[str, ProbeResult]) -> None:
