@@ -282,7 +282,7 @@ class Progress:
         self.last = now
         rate = (positions - self.start_positions) / max(1e-9, now - self.started)
         left = (self.target - positions) / rate if rate > 0 else float("inf")
-        eta = "-" if left == float("inf") else time.strftime("%H:%M:%S", time.gmtime(max(0.0, left)))
+        eta = "-" if left == float("inf") else f"{int(left // 3600)}h{int(left % 3600 // 60):02d}m"
         print(f"datagen: {positions:,} / {self.target:,} positions, {rate:.0f} pos/s, {games:,} games, "
               f"ETA {eta}", file=sys.stderr, flush=True)
 
