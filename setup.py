@@ -30,6 +30,8 @@ def core_modules():
 
 
 CORE_MODULES = core_modules()
+# The lab's compiled kernels (tools/ sits above the layers; the engine never imports them).
+TOOL_MODULES = ["tools.nnue_kernels"]
 
 
 def write_params_pxd():
@@ -54,14 +56,18 @@ else:
         # Opt-in: a binary tuned for this CPU (popcnt, bmi) that may not run elsewhere.
         compile_args.append("-march=native")
 
+# The trainer's kernels: float comparisons that cannot trap let GCC and Clang turn the clamps into
+# vector selects (tools/nnue_loops.h); the results are the same.
+tool_compile_args = compile_args if sys.platform == "win32" else [*compile_args, "-fno-trapping-math"]
+
 extensions = [
     Extension(
         name,
         [os.path.join(*name.split(".")) + ".pyx"],
         include_dirs=HEADER_DIRS,
-        extra_compile_args=compile_args,
+        extra_compile_args=tool_compile_args if name in TOOL_MODULES else compile_args,
     )
-    for name in CORE_MODULES
+    for name in CORE_MODULES + TOOL_MODULES
 ]
 
 setup(

@@ -35,7 +35,7 @@ def test_ruff() -> None:
 
 
 def test_cython_lint() -> None:
-    sources = sorted(str(p.relative_to(REPO_ROOT)) for folder in ("search", "eval", "tests")
+    sources = sorted(str(p.relative_to(REPO_ROOT)) for folder in ("search", "eval", "tools", "tests")
                      for p in (REPO_ROOT / folder).rglob("*.p[yx][xd]"))
     assert any(s.endswith(".pyx") for s in sources) and any(s.endswith(".pxd") for s in sources)
     result = run("cython_lint.cython_lint", *sources)

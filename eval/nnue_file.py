@@ -1,0 +1,288 @@
+"""The NNUE net's file format, its one definition, and the exact integer evaluation it implies.
+
+The net is a perspective network: 768 sparse inputs seen from each side, a hidden layer of N units
+per side (one shared weight matrix), SCReLU, and one output.  ``read_net`` and ``write_net`` are the
+only code that reads or writes the file; the trainer (``python -m tools.nnue_train``) writes it, the
+engine's C inference reads it.  Pure standard library: the playing engine needs no numpy.
+
+File layout (every number little-endian)::
+
+    offset  size  field
+    0       4     magic b"KNUE"
+    4       4     u32 version = 1
+    8       4     u32 inputs = 768
+    12      4     u32 hidden N (16 .. 1024, a multiple of 16)
+    16      4     u32 activation: 1 = SCReLU (the only one defined)
+    20      4     i32 QA (255): the quantisation of the first layer, and the clamp's top
+    24      4     i32 QB (64): the quantisation of the output weights
+    28      4     i32 scale (400): centipawns per unit of the float output
+    32      4     u32 description length L
+    36      L     the description, UTF-8 (how the net was made: the training command, data, epochs)
+    36+L          int16 feature_weights[768][N]   weight of feature f to hidden unit j at f*N + j
+                  int16 feature_bias[N]
+                  int16 output_weights[2N]        first the side to move's half, then the other side's
+                  int32 output_bias
+                  u32   zlib.crc32 of every byte before it
+
+Features.  Perspective p (0 White, 1 Black) sees a piece of colour c (0 White, 1 Black), type t
+(pawn 0, knight 1, bishop 2, rook 3, queen 4, king 5) on square s (a1 = 0, b1 = 1 ... h8 = 63) as
+feature ``(0 if c == p else 384) + 64 * t + (s if p == 0 else s ^ 56)``: own pieces first, and
+Black sees the board flipped vertically, so both sides see their own pieces from their own side.
+
+Integer inference (what ``evaluate_reference`` computes, and what the C code must equal exactly):
+
+1. Accumulators, one per perspective, int16: ``acc_p[j] = feature_bias[j] + sum of
+   feature_weights[f][j]`` over the active features f of perspective p.  Sums wrap modulo 2**16
+   as int16_t arithmetic does (a trained net never gets near: its weights are clipped so that
+   bias + 32 features fit; see below), so an incremental update in any order gives the same values.
+2. ``v = clamp(acc, 0, QA)`` for each unit of each accumulator.
+3. ``stm`` is the perspective of the side to move, ``other`` the other one.  In 64-bit integers::
+
+       sum = sum_j v_stm[j]^2 * output_weights[j] + sum_j v_other[j]^2 * output_weights[N + j]
+       raw = div(sum, QA) + output_bias
+       eval_cp = div(raw * scale, QA * QB)
+
+   where ``div`` is integer division truncated toward zero, as C's ``/`` on signed integers
+   (-7 / 2 == -3; not Python's ``//``, which floors).  ``eval_cp`` is the score in centipawns from
+   the side to move's view.  QA, QB and scale are the header's values (255, 64 and 400 as the
+   trainer writes them).  Each product ``v^2 * w`` fits in int32 (65025 * 32767 < 2**31), but
+   ``sum`` does not (65025 * 127 * 2N overflows it for N >= 136), nor ``raw * scale``: use int64.
+
+The float model the trainer trains, with W, b, w_out, b_out floats::
+
+    acc = b + sum of W[f] over the active features;  v = clamp(acc, 0, 1)
+    out = sum_j v_stm[j]^2 w_out[j] + sum_j v_other[j]^2 w_out[N + j] + b_out;  cp = out * scale
+
+Quantisation, rounding to nearest (ties to even, as ``numpy.rint``): ``W_q = round(W * QA)``,
+``b_q = round(b * QA)``, ``w_out_q = round(w_out * QB)``, ``b_out_q = round(b_out * QA * QB)``.
+Then v_q = v * QA, ``sum / QA`` is ``QA * QB`` times the float sum, and ``raw`` is
+``out * QA * QB``: ``eval_cp`` is the float ``cp`` up to rounding.  The trainer clips W, b and w_out
+to [-1.98, 1.98] (``WEIGHT_CLIP``), so |W_q| <= 505 and one accumulator (a bias and at most 32
+features) stays within 33 * 505 = 16665, inside int16.  The rounding itself moves the score: on the
+trainer's test net (N = 32) by 5 cp on average and 17 cp at most, mostly from QB's steps of 1/64 in
+the output weights (tests/test_nnue_train.py).
+"""
+
+from __future__ import annotations
+
+import struct
+import sys
+import zlib
+from array import array
+from dataclasses import dataclass
+from pathlib import Path
+
+MAGIC = b"KNUE"
+VERSION = 1
+INPUTS = 768
+ACTIVATION_SCRELU = 1
+QA = 255
+QB = 64
+SCALE = 400
+HIDDEN_MIN, HIDDEN_MAX, HIDDEN_STEP = 16, 1024, 16
+# The trainer keeps float weights within this, so the int16 accumulators cannot overflow.
+WEIGHT_CLIP = 1.98
+
+_HEADER = struct.Struct("<4sIIIIiiiI")
+_INT32 = struct.Struct("<i")
+_UINT32 = struct.Struct("<I")
+_PIECE_LETTERS = "PNBRQKpnbrqk"
+
+
+@dataclass(frozen=True)
+class NetParameters:
+    """A quantised net: its sizes, quantisation constants, description and int16/int32 parameters."""
+
+    hidden: int
+    qa: int
+    qb: int
+    scale: int
+    description: str
+    feature_weights: array[int]  # 'h', INPUTS * hidden, feature-major
+    feature_bias: array[int]     # 'h', hidden
+    output_weights: array[int]   # 'h', 2 * hidden: side to move's half, then the other's
+    output_bias: int           # int32
+
+
+def check_hidden(hidden: int) -> None:
+    """ValueError unless the file format supports `hidden` units per perspective."""
+    if not HIDDEN_MIN <= hidden <= HIDDEN_MAX or hidden % HIDDEN_STEP:
+        raise ValueError(f"hidden size {hidden} is not supported: it must be {HIDDEN_MIN}..{HIDDEN_MAX} "
+                         f"and a multiple of {HIDDEN_STEP}")
+
+
+def _int16_le(values: array[int]) -> bytes:
+    """The little-endian bytes of an int16 array, on any host."""
+    if sys.byteorder == "little":
+        return values.tobytes()
+    swapped = array("h", values)
+    swapped.byteswap()
+    return swapped.tobytes()
+
+
+def _int16_from(data: bytes | memoryview, offset: int, count: int) -> array[int]:
+    values = array("h")
+    values.frombytes(data[offset:offset + 2 * count])
+    if sys.byteorder != "little":
+        values.byteswap()
+    return values
+
+
+def _validate(params: NetParameters) -> None:
+    check_hidden(params.hidden)
+    for name, values, size in (("feature_weights", params.feature_weights, INPUTS * params.hidden),
+                               ("feature_bias", params.feature_bias, params.hidden),
+                               ("output_weights", params.output_weights, 2 * params.hidden)):
+        if not isinstance(values, array) or values.typecode != "h":
+            raise ValueError(f"{name} must be an array('h')")
+        if len(values) != size:
+            raise ValueError(f"{name} has {len(values)} values, expected {size} for hidden size {params.hidden}")
+    if not -2**31 <= params.output_bias < 2**31:
+        raise ValueError(f"output_bias {params.output_bias} does not fit in int32")
+    for name, value in (("qa", params.qa), ("qb", params.qb), ("scale", params.scale)):
+        if not 0 < value < 2**31:
+            raise ValueError(f"{name} must be a positive int32, not {value}")
+
+
+def net_bytes(params: NetParameters) -> bytes:
+    """The whole file of `params`, checksum included (ValueError if `params` is inconsistent)."""
+    _validate(params)
+    description = params.description.encode("utf-8")
+    body = b"".join((
+        _HEADER.pack(MAGIC, VERSION, INPUTS, params.hidden, ACTIVATION_SCRELU, params.qa, params.qb, params.scale,
+                     len(description)),
+        description,
+        _int16_le(params.feature_weights),
+        _int16_le(params.feature_bias),
+        _int16_le(params.output_weights),
+        _INT32.pack(params.output_bias),
+    ))
+    return body + _UINT32.pack(zlib.crc32(body))
+
+
+def write_net(path: str | Path, params: NetParameters) -> None:
+    """Write `params` to `path` in the format above."""
+    data = net_bytes(params)
+    Path(path).write_bytes(data)
+
+
+def read_net(source: str | Path | bytes | bytearray | memoryview) -> NetParameters:
+    """A net from a file path or from the file's bytes; ValueError naming the problem if it is not a
+    valid version-1 net."""
+    if isinstance(source, (str, Path)):
+        data = Path(source).read_bytes()
+        where = f"{source}: "
+    else:
+        data = bytes(source)
+        where = ""
+    if len(data) < len(MAGIC):
+        raise ValueError(f"{where}not a Kestrel NNUE net file: {len(data)} bytes")
+    if data[:4] != MAGIC:
+        raise ValueError(f"{where}bad magic {data[:4]!r} (expected {MAGIC!r}): not a Kestrel NNUE net file")
+    if len(data) < _HEADER.size:
+        raise ValueError(f"{where}truncated: {len(data)} bytes, shorter than the {_HEADER.size}-byte header")
+    _, version, inputs, hidden, activation, qa, qb, scale, length = _HEADER.unpack_from(data, 0)
+    if version != VERSION:
+        raise ValueError(f"{where}unsupported version {version} (this reader knows version {VERSION})")
+    if inputs != INPUTS:
+        raise ValueError(f"{where}wrong input count {inputs}, expected {INPUTS}")
+    try:
+        check_hidden(hidden)
+    except ValueError as error:
+        raise ValueError(f"{where}{error}") from None
+    if activation != ACTIVATION_SCRELU:
+        raise ValueError(f"{where}unknown activation {activation} (1 = SCReLU is the only one defined)")
+    if qa <= 0 or qb <= 0 or scale <= 0:
+        raise ValueError(f"{where}QA, QB and scale must be positive, not {qa}, {qb}, {scale}")
+    expected = _HEADER.size + length + 2 * (INPUTS * hidden + hidden + 2 * hidden) + 4 + 4
+    if len(data) < expected:
+        raise ValueError(f"{where}truncated: {len(data)} bytes, expected {expected} for hidden size {hidden}")
+    if len(data) > expected:
+        raise ValueError(f"{where}{len(data) - expected} trailing bytes after the checksum")
+    (stored,) = _UINT32.unpack_from(data, expected - 4)
+    computed = zlib.crc32(memoryview(data)[:expected - 4])
+    if stored != computed:
+        raise ValueError(f"{where}checksum mismatch (stored {stored:#010x}, computed {computed:#010x}): "
+                         f"the file is damaged")
+    offset = _HEADER.size
+    try:
+        description = data[offset:offset + length].decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{where}the description is not UTF-8") from None
+    offset += length
+    feature_weights = _int16_from(data, offset, INPUTS * hidden)
+    offset += 2 * INPUTS * hidden
+    feature_bias = _int16_from(data, offset, hidden)
+    offset += 2 * hidden
+    output_weights = _int16_from(data, offset, 2 * hidden)
+    offset += 4 * hidden
+    (output_bias,) = _INT32.unpack_from(data, offset)
+    return NetParameters(hidden, qa, qb, scale, description, feature_weights, feature_bias, output_weights,
+                         output_bias)
+
+
+def feature_index(perspective: int, colour: int, piece_type: int, square: int) -> int:
+    """The input that `perspective` (0 White, 1 Black) sees for a piece on `square`."""
+    return (0 if colour == perspective else 384) + 64 * piece_type + (square if perspective == 0 else square ^ 56)
+
+
+def board_features(fen: str) -> tuple[list[int], list[int], int]:
+    """The active features of White's and Black's perspectives in a FEN, and the side to move (0/1)."""
+    fields = fen.split()
+    if len(fields) < 2 or fields[1] not in ("w", "b"):
+        raise ValueError(f"not a FEN: {fen!r}")
+    ranks = fields[0].split("/")
+    if len(ranks) != 8:
+        raise ValueError(f"not a FEN: {fen!r}")
+    features: tuple[list[int], list[int]] = ([], [])
+    for rank_index, text in enumerate(ranks):
+        square = 8 * (7 - rank_index)
+        for char in text:
+            if char.isdigit():
+                square += int(char)
+                continue
+            code = _PIECE_LETTERS.find(char)
+            if code < 0:
+                raise ValueError(f"not a FEN: {fen!r}")
+            for perspective in (0, 1):
+                features[perspective].append(feature_index(perspective, code // 6, code % 6, square))
+            square += 1
+    return features[0], features[1], 0 if fields[1] == "w" else 1
+
+
+def _div_toward_zero(numerator: int, denominator: int) -> int:
+    quotient = abs(numerator) // abs(denominator)
+    return quotient if (numerator < 0) == (denominator < 0) else -quotient
+
+
+def _wrap_int16(value: int) -> int:
+    return (value + 0x8000) % 0x10000 - 0x8000
+
+
+def accumulator(params: NetParameters, features: list[int]) -> list[int]:
+    """One perspective's int16 accumulator over its active features (wrapping as int16_t does)."""
+    hidden = params.hidden
+    weights = params.feature_weights
+    sums = list(params.feature_bias)
+    for feature in features:
+        row = weights[feature * hidden:(feature + 1) * hidden]
+        sums = [a + w for a, w in zip(sums, row, strict=True)]
+    return [_wrap_int16(value) for value in sums]
+
+
+def evaluate_reference(params: NetParameters, fen: str) -> int:
+    """The net's score of `fen` in centipawns, side to move's view: the integer inference above, exactly.
+
+    The ground truth the C inference is tested against; slow (pure Python).
+    """
+    white, black, stm = board_features(fen)
+    accumulators = (accumulator(params, white), accumulator(params, black))
+    hidden, qa = params.hidden, params.qa
+    total = 0
+    for half, acc in enumerate((accumulators[stm], accumulators[1 - stm])):
+        out = params.output_weights[half * hidden:(half + 1) * hidden]
+        for value, weight in zip(acc, out, strict=True):
+            v = min(max(value, 0), qa)
+            total += v * v * weight
+    raw = _div_toward_zero(total, qa) + params.output_bias
+    return _div_toward_zero(raw * params.scale, qa * params.qb)

@@ -1,0 +1,209 @@
+"""The NNUE trainer (tools/nnue_train.py) and its Cython kernels (tools/nnue_kernels.pyx)."""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from eval.nnue_file import QA, QB, SCALE, board_features, evaluate_reference, read_net
+from tools import nnue_kernels
+from tools.nnue_data import RECORD_SIZE, pack, unpack
+from tools.nnue_random_data import random_records
+from tools.nnue_train import FloatNet, Records, float_output, load_checkpoint, main, quantise
+
+POSITIONS = 3000
+
+
+@pytest.fixture(scope="module")
+def data_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("nnue") / "random.kpos"
+    path.write_bytes(random_records(POSITIONS, seed=3))
+    return path
+
+
+@pytest.fixture(scope="module")
+def records(data_file: Path) -> Any:
+    return np.ascontiguousarray(Records.load([data_file]).gather(np.arange(POSITIONS)))
+
+
+def random_net(hidden: int, seed: int, dtype: Any = np.float32) -> FloatNet:
+    rng = np.random.default_rng(seed)
+    return FloatNet(W=rng.normal(0.0, 0.15, (768, hidden)).astype(dtype),
+                    bias=rng.uniform(0.0, 0.6, hidden).astype(dtype),
+                    w_out=rng.normal(0.0, 0.5, 2 * hidden).astype(dtype),
+                    b_out=np.array([0.1], dtype=dtype))
+
+
+def sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-x))
+
+
+def run_trainer(*argv: str, capsys: pytest.CaptureFixture[str]) -> str:
+    assert main(list(argv)) == 0
+    return capsys.readouterr().out
+
+
+def val_losses(output: str) -> list[float]:
+    return [float(value) for value in re.findall(r"val loss (\d+\.\d+)", output)]
+
+
+def test_decode_gives_the_features_of_the_fen(records: Any) -> None:
+    n = 200
+    white = np.zeros((n, 32), dtype=np.int32)
+    black = np.zeros((n, 32), dtype=np.int32)
+    counts = np.zeros(n, dtype=np.int32)
+    stm = np.zeros(n, dtype=np.int32)
+    nnue_kernels.decode(records[:n], white, black, counts, stm)
+    for i in range(n):
+        expected_white, expected_black, expected_stm = board_features(unpack(records[i].tobytes()).fen)
+        assert sorted(white[i, :counts[i]]) == sorted(expected_white)
+        assert sorted(black[i, :counts[i]]) == sorted(expected_black)
+        assert stm[i] == expected_stm
+    assert set(stm[:n]) == {0, 1}
+
+
+def test_a_bad_piece_code_is_refused() -> None:
+    record = bytearray(pack("4k3/8/8/8/8/8/8/4K3 w - - 0 1", 0, 1))
+    record[8] = 0xEE                                      # code 14: no such piece
+    out = np.zeros(1, dtype=np.float32)
+    net = random_net(16, 1)
+    with pytest.raises(ValueError, match="bad piece code"):
+        nnue_kernels.forward(np.frombuffer(bytes(record), dtype=np.uint8).reshape(1, RECORD_SIZE), net.W, net.bias,
+                             net.w_out, 0.0, 0.75, 1 / 400, out, out.copy())
+
+
+def test_the_sparse_forward_equals_a_dense_numpy_forward(records: Any) -> None:
+    net = random_net(32, 2)
+    n = 256
+    out = np.zeros(n, dtype=np.float32)
+    target = np.zeros(n, dtype=np.float32)
+    nnue_kernels.forward(records[:n], net.W, net.bias, net.w_out, float(net.b_out[0]), 0.75, 1 / 400, out, target)
+    # The dense forward: one-hot inputs times W, over the FEN that the record decodes to.
+    for i in range(n):
+        record = unpack(records[i].tobytes())
+        assert out[i] == pytest.approx(float_output(net, record.fen), rel=1e-5, abs=1e-5)
+        expected = 0.75 * sigmoid(record.score / 400) + 0.25 * record.result / 2
+        assert target[i] == pytest.approx(expected, rel=1e-6)
+    assert np.std(out) > 0.1                  # the outputs differ: the comparison above says something
+
+
+def loss_and_gradient(net: FloatNet, batch: Any) -> tuple[float, dict[str, Any]]:
+    grads = {name: np.zeros_like(value) for name, value in net.arrays().items()}
+    loss = nnue_kernels.train_batch(batch, net.W, net.bias, net.w_out, float(net.b_out[0]), 0.75, 1 / 400, 1.0,
+                                    grads["W"], grads["bias"], grads["w_out"], grads["b_out"])
+    return loss, grads
+
+
+def test_the_backward_pass_matches_finite_differences(records: Any) -> None:
+    """Central differences in float64 on a tiny net, for parameters of every kind (active rows of W included),
+    over 150 positions: more than one of the kernel's 64-position chunks, the last one partial."""
+    n = 150
+    net = random_net(16, 4, dtype=np.float64)
+    batch = records[:n]
+    _, grads = loss_and_gradient(net, batch)
+    white = np.zeros((n, 32), dtype=np.int32)
+    black = np.zeros((n, 32), dtype=np.int32)
+    counts = np.zeros(n, dtype=np.int32)
+    stm = np.zeros(n, dtype=np.int32)
+    nnue_kernels.decode(batch, white, black, counts, stm)
+    rng = np.random.default_rng(0)
+    probes: list[tuple[str, tuple[int, ...]]] = [("b_out", (0,))]
+    probes += [("bias", (int(j),)) for j in rng.choice(16, 5, replace=False)]
+    probes += [("w_out", (int(j),)) for j in rng.choice(32, 6, replace=False)]
+    probes += [("W", (int(white[i, k]), int(rng.integers(16)))) for i, k in ((0, 0), (1, 3), (70, 5), (149, 1))]
+    probes += [("W", (int(black[i, k]), int(rng.integers(16)))) for i, k in ((3, 2), (130, 0))]
+    eps = 1e-6
+    checked = 0
+    for name, index in probes:
+        param = getattr(net, name)
+        saved = param[index]
+        param[index] = saved + eps
+        plus, _ = loss_and_gradient(net, batch)
+        param[index] = saved - eps
+        minus, _ = loss_and_gradient(net, batch)
+        param[index] = saved
+        numeric = (plus - minus) / (2 * eps)
+        assert grads[name][index] == pytest.approx(numeric, rel=1e-5, abs=1e-8), (name, index)
+        checked += abs(numeric) > 1e-5
+    assert checked >= len(probes) - 3             # most probes have a real gradient to compare
+    # A row no position uses gets nothing.
+    active = {int(f) for i in range(n) for f in (*white[i, :counts[i]], *black[i, :counts[i]])}
+    inactive = sorted(set(range(768)) - active)
+    assert inactive and not grads["W"][inactive].any()
+
+
+def test_threads_split_the_batch_without_changing_the_gradient(records: Any) -> None:
+    from tools.nnue_train import Trainer
+    results = []
+    for threads in (1, 3):
+        trainer = Trainer(random_net(32, 5), threads, 0.75, 400, 0.0)
+        loss, grads = trainer.gradient(records[:999])
+        results.append((loss, {name: value.copy() for name, value in grads.items()}))
+        trainer.close()
+    assert results[0][0] == pytest.approx(results[1][0], rel=1e-9)
+    for name in ("W", "bias", "w_out", "b_out"):
+        np.testing.assert_allclose(results[0][1][name], results[1][1][name], rtol=1e-4, atol=1e-7)
+
+
+def test_training_lowers_the_validation_loss_and_writes_a_net(data_file: Path, tmp_path: Path,
+                                                              capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "net.nnue"
+    output = run_trainer(str(data_file), "--hidden", "32", "--epochs", "6", "--batch", "256", "--lr", "0.005",
+                         "--warmup-steps", "10", "--val-fraction", "0.2", "--threads", "2", "--out", str(out),
+                         capsys=capsys)
+    losses = val_losses(output)
+    assert len(losses) == 6
+    assert losses[-1] < 0.8 * losses[0], output
+    assert re.search(r"epoch 6/6 .* pos/s", output)
+    net = read_net(out)
+    assert net.hidden == 32 and "--epochs 6" in net.description and str(data_file) in net.description
+    assert (tmp_path / "net.nnue.checkpoints" / "epoch-0006.npz").is_file()
+
+
+def test_resume_gives_the_weights_of_an_uninterrupted_run(data_file: Path, tmp_path: Path,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
+    common = ["--hidden", "16", "--epochs", "3", "--batch", "512", "--warmup-steps", "5", "--threads", "2"]
+    run_trainer(str(data_file), *common, "--out", str(tmp_path / "a.nnue"), capsys=capsys)
+    resumed = run_trainer(str(data_file), *common, "--out", str(tmp_path / "b.nnue"),
+                          "--resume", str(tmp_path / "a.nnue.checkpoints" / "epoch-0001.npz"), capsys=capsys)
+    assert "epoch 1/3" not in resumed and "epoch 2/3" in resumed
+    whole = load_checkpoint(tmp_path / "a.nnue.checkpoints" / "epoch-0003.npz")
+    again = load_checkpoint(tmp_path / "b.nnue.checkpoints" / "epoch-0003.npz")
+    for name in ("W", "bias", "w_out", "b_out"):
+        np.testing.assert_array_equal(getattr(whole[0], name), getattr(again[0], name))
+    np.testing.assert_array_equal(whole[1]["W"], again[1]["W"])      # Adam's moments too
+    assert whole[3] == again[3] and whole[4] == again[4] == 3
+    first = load_checkpoint(tmp_path / "a.nnue.checkpoints" / "epoch-0001.npz")
+    assert not np.array_equal(first[0].W, whole[0].W)                 # the resumed epochs did change it
+
+
+def test_the_quantised_net_matches_the_float_model(data_file: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """Two tolerances.  The integer inference against the float model on the quantised (then dequantised)
+    weights: within 1.05 cp, which only the two truncating divisions may cost (< 1 cp and < 400 / 16320 cp).
+    Against the trained float weights the format's rounding adds more (QB = 64 steps the output weights by
+    1/64, up to 3 cp per saturated unit): on this net mean 5.0 cp and max 16.5 cp; asserted: mean <= 8, max <= 30."""
+    run_trainer(str(data_file), "--hidden", "32", "--epochs", "6", "--batch", "256", "--lr", "0.005",
+                "--warmup-steps", "10", "--threads", "2", "--out", str(tmp_path / "q.nnue"), capsys=capsys)
+    net = load_checkpoint(tmp_path / "q.nnue.checkpoints" / "epoch-0006.npz")[0]
+    quantised = quantise(net)
+    dequantised = FloatNet(W=np.array(quantised.feature_weights, dtype=np.float64).reshape(768, -1) / QA,
+                           bias=np.array(quantised.feature_bias, dtype=np.float64) / QA,
+                           w_out=np.array(quantised.output_weights, dtype=np.float64) / QB,
+                           b_out=np.array([quantised.output_bias / (QA * QB)]))
+    data = data_file.read_bytes()
+    fens = [unpack(data[i:i + RECORD_SIZE]).fen for i in range(0, len(data), RECORD_SIZE * 15)]
+    exact, trained, scores = [], [], []
+    for fen in fens:
+        score = evaluate_reference(quantised, fen)
+        exact.append(abs(score - float_output(dequantised, fen) * SCALE))
+        trained.append(abs(score - float_output(net, fen) * SCALE))
+        scores.append(score)
+    assert max(exact) <= 1.05
+    assert np.mean(trained) <= 8 and max(trained) <= 30
+    assert np.mean(np.abs(scores)) > 50            # a net that says something, not a constant near 0

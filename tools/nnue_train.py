@@ -1,0 +1,474 @@
+"""The NNUE trainer: fits the perspective net of ``eval/nnue_file.py`` to labelled positions.
+
+``python -m tools.nnue_train DATA.kpos [...] --epochs 20 --out kestrel.nnue`` reads records of
+``tools/nnue_data.py`` (one or more files, memory-mapped) and trains the float model of
+``eval/nnue_file.py``: 768 inputs per perspective into ``--hidden`` units (one shared matrix),
+SCReLU, one output ``out`` in units of ``--scale`` centipawns.  The loss is in win-probability
+space: the mean squared error between ``sigmoid(out)`` (= sigmoid(cp / scale)) and the target
+``lambda * sigmoid(score / scale) + (1 - lambda) * result / 2``.
+
+AdamW (weight decay on the weights, not the biases), a cosine or step learning-rate schedule with
+a linear warm-up, a shuffle per epoch, a held-out validation set (``--val-fraction`` of the data or
+``--val FILE``) whose loss is printed every epoch with the speed in positions per second (of the
+training steps: reading the batch, the kernels and AdamW; the validation pass not counted), and a
+checkpoint after every epoch (float weights and optimizer state, ``.npz``) that ``--resume`` continues
+from, giving the same weights as a run that was never interrupted.  After every weight update the
+weights are clipped to [-WEIGHT_CLIP, WEIGHT_CLIP] so that their int16 quantisation cannot overflow.
+At the end (and after every epoch with ``--net-every-epoch``) the quantised net is written with
+``eval.nnue_file.write_net``, the command line in its description.
+
+Speed: the first layer is sparse (at most 32 active inputs of 768), so the forward pass and the
+backward pass are the Cython kernels of ``tools/nnue_kernels.pyx``; a batch is split across
+``--threads`` Python threads (the kernels release the GIL), each with its own gradient buffers.
+``python -m tools.nnue_train --bench`` measures positions per second on synthetic records.
+Needs numpy: ``pip install '.[nnue]'``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import shlex
+import sys
+import time
+from array import array
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from eval.nnue_file import INPUTS, QA, QB, SCALE, WEIGHT_CLIP, NetParameters, check_hidden, write_net
+from eval.nnue_file import board_features as fen_features
+from tools import nnue_kernels
+from tools.nnue_data import RECORD_SIZE
+
+Array = NDArray[Any]
+PARAMETER_NAMES = ("W", "bias", "w_out", "b_out")
+# Weight decay pulls weights toward zero; the biases set the operating point and are left alone.
+DECAYED = ("W", "w_out")
+CHECKPOINT_FORMAT = 1
+VALIDATION_CHUNK = 65536
+
+
+@dataclass
+class FloatNet:
+    """The float parameters: W (768, N), bias (N), w_out (2N: side to move's half first), b_out (1)."""
+
+    W: Array
+    bias: Array
+    w_out: Array
+    b_out: Array
+
+    @property
+    def hidden(self) -> int:
+        return int(self.W.shape[1])
+
+    def arrays(self) -> dict[str, Array]:
+        return {name: getattr(self, name) for name in PARAMETER_NAMES}
+
+    @classmethod
+    def initial(cls, hidden: int, rng: np.random.Generator, dtype: Any = np.float32) -> FloatNet:
+        """Small random weights; a positive bias keeps most units inside the clamp's slope at first."""
+        return cls(W=rng.normal(0.0, 0.05, (INPUTS, hidden)).astype(dtype),
+                   bias=np.full(hidden, 0.25, dtype=dtype),
+                   w_out=rng.normal(0.0, 1.0 / math.sqrt(2 * hidden), 2 * hidden).astype(dtype),
+                   b_out=np.zeros(1, dtype=dtype))
+
+    def clip(self) -> None:
+        for name in ("W", "bias", "w_out"):
+            np.clip(getattr(self, name), -WEIGHT_CLIP, WEIGHT_CLIP, out=getattr(self, name))
+
+
+def quantise(net: FloatNet, scale: int = SCALE, description: str = "") -> NetParameters:
+    """The int16/int32 net of ``eval/nnue_file.py``'s quantisation (round to nearest)."""
+    def int16(values: Array, factor: int) -> array[int]:
+        quantised = np.rint(values.astype(np.float64) * factor)
+        if np.abs(quantised).max(initial=0) > 32767:
+            raise ValueError("a weight does not fit in int16 after quantisation: were the weights clipped?")
+        return array("h", quantised.astype("<i2").tobytes())
+
+    return NetParameters(hidden=net.hidden, qa=QA, qb=QB, scale=scale, description=description,
+                         feature_weights=int16(net.W.reshape(-1), QA), feature_bias=int16(net.bias, QA),
+                         output_weights=int16(net.w_out, QB),
+                         output_bias=int(np.rint(float(net.b_out[0]) * QA * QB)))
+
+
+def float_output(net: FloatNet, fen: str) -> float:
+    """The float model's output (units of scale) for one FEN, computed densely in numpy: the reference
+    the kernels are tested against."""
+    white, black, stm = fen_features(fen)
+    x = np.zeros((2, INPUTS))
+    x[0, white] = 1.0
+    x[1, black] = 1.0
+    acc = x @ net.W.astype(np.float64) + net.bias.astype(np.float64)
+    v = np.clip(acc, 0.0, 1.0) ** 2
+    hidden = net.hidden
+    w_out = net.w_out.astype(np.float64)
+    return float(v[stm] @ w_out[:hidden] + v[1 - stm] @ w_out[hidden:] + float(net.b_out[0]))
+
+
+class Records:
+    """The records of one or more files as one indexable set (each file memory-mapped)."""
+
+    def __init__(self, parts: Sequence[Array]) -> None:
+        self.parts = [part for part in parts if len(part)]
+        self.offsets = np.cumsum([0] + [len(part) for part in self.parts])
+
+    @classmethod
+    def load(cls, paths: Sequence[Path]) -> Records:
+        parts = []
+        for path in paths:
+            count = os.path.getsize(path) // RECORD_SIZE
+            if count:
+                parts.append(np.memmap(path, dtype=np.uint8, mode="r", shape=(count, RECORD_SIZE)))
+        return cls(parts)
+
+    def __len__(self) -> int:
+        return int(self.offsets[-1])
+
+    def gather(self, indices: Array) -> Array:
+        """The records at `indices` as one C-contiguous (n, 32) uint8 array, in the order given."""
+        if len(self.parts) == 1:
+            return np.ascontiguousarray(self.parts[0][indices])
+        out = np.empty((len(indices), RECORD_SIZE), dtype=np.uint8)
+        which = np.searchsorted(self.offsets, indices, side="right") - 1
+        for part_index, part in enumerate(self.parts):
+            mask = which == part_index
+            out[mask] = part[indices[mask] - self.offsets[part_index]]
+        return out
+
+
+class AdamW:
+    """Adam with decoupled weight decay (Loshchilov and Hutter), in place on the net's arrays."""
+
+    def __init__(self, net: FloatNet, weight_decay: float, beta1: float = 0.9, beta2: float = 0.999,
+                 eps: float = 1e-8) -> None:
+        self.weight_decay, self.beta1, self.beta2, self.eps = weight_decay, beta1, beta2, eps
+        self.m = {name: np.zeros_like(value) for name, value in net.arrays().items()}
+        self.v = {name: np.zeros_like(value) for name, value in net.arrays().items()}
+        self.steps = 0
+
+    def update(self, net: FloatNet, grads: dict[str, Array], lr: float) -> None:
+        self.steps += 1
+        correction1 = 1.0 - self.beta1 ** self.steps
+        correction2 = 1.0 - self.beta2 ** self.steps
+        step_size = lr / correction1
+        for name, param in net.arrays().items():
+            grad, m, v = grads[name], self.m[name], self.v[name]
+            m *= self.beta1
+            m += (1.0 - self.beta1) * grad
+            v *= self.beta2
+            v += (1.0 - self.beta2) * grad * grad
+            if name in DECAYED and self.weight_decay:
+                param *= 1.0 - lr * self.weight_decay
+            denominator = np.sqrt(v / correction2)
+            denominator += self.eps
+            param -= step_size * m / denominator
+
+
+def learning_rate(args: argparse.Namespace, step: int, total_steps: int, steps_per_epoch: int) -> float:
+    """The learning rate of optimizer step `step` (0-based): a linear warm-up, then cosine or steps."""
+    if step < args.warmup_steps:
+        return float(args.lr * (step + 1) / args.warmup_steps)
+    if args.schedule == "step":
+        return float(args.lr * args.lr_gamma ** ((step // steps_per_epoch) // args.lr_step_epochs))
+    span = max(1, total_steps - args.warmup_steps)
+    progress = min(1.0, (step - args.warmup_steps) / span)
+    low = args.lr * args.lr_min_ratio
+    return float(low + 0.5 * (args.lr - low) * (1.0 + math.cos(math.pi * progress)))
+
+
+class Trainer:
+    """The net, its optimizer, and the per-thread buffers of one training run."""
+
+    def __init__(self, net: FloatNet, threads: int, lam: float, scale: float, weight_decay: float) -> None:
+        self.net = net
+        self.threads = max(1, threads)
+        self.lam, self.inv_scale = lam, 1.0 / scale
+        self.optimizer = AdamW(net, weight_decay)
+        self.pool = ThreadPoolExecutor(self.threads) if self.threads > 1 else None
+        self.grads = [{name: np.zeros_like(value) for name, value in net.arrays().items()}
+                      for _ in range(self.threads)]
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown()
+
+    def _slices(self, count: int) -> list[slice]:
+        bounds = [count * k // self.threads for k in range(self.threads + 1)]
+        return [slice(bounds[k], bounds[k + 1]) for k in range(self.threads)]
+
+    def gradient(self, records: Array) -> tuple[float, dict[str, Array]]:
+        """The summed squared error of `records` and the gradient of its mean."""
+        net = self.net
+        grad_scale = 1.0 / len(records)
+
+        def work(k: int, part: slice) -> float:
+            grads = self.grads[k]
+            for value in grads.values():
+                value.fill(0)
+            return float(nnue_kernels.train_batch(
+                records[part], net.W, net.bias, net.w_out, float(net.b_out[0]), self.lam, self.inv_scale,
+                grad_scale, grads["W"], grads["bias"], grads["w_out"], grads["b_out"]))
+
+        parts = self._slices(len(records))
+        if self.pool is None:
+            losses = [work(0, parts[0])]
+        else:
+            losses = list(self.pool.map(work, range(self.threads), parts))
+        total = self.grads[0]
+        for other in self.grads[1:]:
+            for name in PARAMETER_NAMES:
+                total[name] += other[name]
+        return sum(losses), total
+
+    def step(self, records: Array, lr: float) -> float:
+        """One optimizer step on a batch; returns its summed squared error."""
+        loss, grads = self.gradient(records)
+        self.optimizer.update(self.net, grads, lr)
+        self.net.clip()
+        return loss
+
+    def outputs(self, records: Array) -> tuple[Array, Array]:
+        """The float model's outputs and the targets of `records` (forward only, across the threads)."""
+        dtype = self.net.W.dtype
+        out = np.empty(len(records), dtype=dtype)
+        target = np.empty(len(records), dtype=dtype)
+        net = self.net
+
+        def work(part: slice) -> None:
+            nnue_kernels.forward(records[part], net.W, net.bias, net.w_out, float(net.b_out[0]), self.lam,
+                                 self.inv_scale, out[part], target[part])
+
+        if self.pool is None:
+            work(slice(0, len(records)))
+        else:
+            list(self.pool.map(work, self._slices(len(records))))
+        return out, target
+
+    def loss(self, records: Records, indices: Array) -> float:
+        """The mean squared error in win probability over the records at `indices`."""
+        total = 0.0
+        for first in range(0, len(indices), VALIDATION_CHUNK):
+            out, target = self.outputs(records.gather(np.sort(indices[first:first + VALIDATION_CHUNK])))
+            error = 1.0 / (1.0 + np.exp(-out.astype(np.float64))) - target
+            total += float(error @ error)
+        return total / max(1, len(indices))
+
+
+def save_checkpoint(path: Path, trainer: Trainer, epoch: int, config: dict[str, Any]) -> None:
+    """Float weights, optimizer state and the run's settings, written whole (a temporary file, then a rename)."""
+    arrays: dict[str, Any] = dict(trainer.net.arrays())
+    for name in PARAMETER_NAMES:
+        arrays[f"adam_m_{name}"] = trainer.optimizer.m[name]
+        arrays[f"adam_v_{name}"] = trainer.optimizer.v[name]
+    arrays["adam_steps"] = np.array(trainer.optimizer.steps)
+    arrays["epoch"] = np.array(epoch)
+    arrays["config"] = np.array(json.dumps({**config, "format": CHECKPOINT_FORMAT}))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(path.name + ".tmp")
+    with open(temporary, "wb") as handle:
+        np.savez(handle, **arrays)
+    os.replace(temporary, path)
+
+
+def load_checkpoint(path: Path) -> tuple[FloatNet, dict[str, Array], dict[str, Array], int, int, dict[str, Any]]:
+    """(net, Adam m, Adam v, Adam steps, completed epochs, settings) of a checkpoint."""
+    with np.load(path) as data:
+        config = json.loads(str(data["config"]))
+        if config.get("format") != CHECKPOINT_FORMAT:
+            raise ValueError(f"{path}: not a checkpoint of this trainer (format {config.get('format')})")
+        net = FloatNet(*(np.array(data[name], dtype=np.float32) for name in PARAMETER_NAMES))
+        m = {name: np.array(data[f"adam_m_{name}"], dtype=np.float32) for name in PARAMETER_NAMES}
+        v = {name: np.array(data[f"adam_v_{name}"], dtype=np.float32) for name in PARAMETER_NAMES}
+        return net, m, v, int(data["adam_steps"]), int(data["epoch"]), config
+
+
+def synthetic_records(count: int, rng: np.random.Generator, min_pieces: int = 10, max_pieces: int = 32) -> Array:
+    """Random records for the benchmark: `min_pieces`..`max_pieces` pieces (uniform) of random kinds on
+    random squares, random scores and results.  Not chess, but the kernels' work depends only on the
+    piece count."""
+    records = np.zeros((count, RECORD_SIZE), dtype=np.uint8)
+    pieces = rng.integers(min_pieces, max_pieces + 1, count)
+    order = np.argsort(rng.random((count, 64)), axis=1)
+    occupied = np.zeros(count, dtype=np.uint64)
+    for k in range(max_pieces):
+        present = pieces > k
+        occupied[present] |= np.left_shift(np.uint64(1), order[present, k].astype(np.uint64))
+    records[:, :8] = occupied.astype("<u8").view(np.uint8).reshape(count, 8)
+    codes = rng.integers(0, 12, (count, 32), dtype=np.uint8)
+    records[:, 8:24] = codes[:, 0::2] | (codes[:, 1::2] << 4)
+    records[:, 24:26] = rng.integers(-800, 800, count).astype("<i2").view(np.uint8).reshape(count, 2)
+    records[:, 26] = rng.integers(0, 3, count)
+    records[:, 27] = rng.integers(0, 2, count) << 7
+    return records
+
+
+def split_indices(total: int, val_fraction: float, seed: int) -> tuple[Array, Array]:
+    """(training, validation) indices: a fixed random `val_fraction` of the positions held out."""
+    order = np.random.default_rng([seed, 1]).permutation(total)
+    held = int(round(total * val_fraction))
+    return np.sort(order[held:]), np.sort(order[:held])
+
+
+def epoch_order(indices: Array, seed: int, epoch: int) -> Array:
+    """The shuffle of epoch `epoch`: a function of the seed and the epoch alone, so a resumed run
+    sees the same batches as an uninterrupted one."""
+    return indices[np.random.default_rng([seed, 2, epoch]).permutation(len(indices))]
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m tools.nnue_train",
+                                     description="Train Kestrel's NNUE net on .kpos records (tools/nnue_data.py).")
+    parser.add_argument("inputs", nargs="*", type=Path, help="training data: .kpos files")
+    parser.add_argument("--out", type=Path, default=Path("kestrel.nnue"), help="the net to write")
+    parser.add_argument("--hidden", type=int, default=None, help="hidden units per perspective (default 256)")
+    parser.add_argument("--epochs", type=int, default=10)
+    parser.add_argument("--batch", type=int, default=16384)
+    parser.add_argument("--lr", type=float, default=1e-3, help="peak learning rate")
+    parser.add_argument("--schedule", choices=("cosine", "step"), default="cosine",
+                        help="cosine decay to lr * --lr-min-ratio, or steps of --lr-gamma every --lr-step-epochs")
+    parser.add_argument("--warmup-steps", type=int, default=100, help="linear warm-up, in optimizer steps")
+    parser.add_argument("--lr-min-ratio", type=float, default=0.01)
+    parser.add_argument("--lr-step-epochs", type=int, default=5)
+    parser.add_argument("--lr-gamma", type=float, default=0.3)
+    parser.add_argument("--weight-decay", type=float, default=0.01, help="AdamW's decoupled weight decay")
+    parser.add_argument("--lambda", dest="lam", type=float, default=0.75,
+                        help="weight of the search score in the target (1 - lambda: the game result)")
+    parser.add_argument("--scale", type=int, default=SCALE, help="centipawns per unit of the output")
+    parser.add_argument("--val-fraction", type=float, default=0.02,
+                        help="held-out share of the inputs, drawn by --seed (ignored with --val)")
+    parser.add_argument("--val", type=Path, action="append", default=[],
+                        help="a validation .kpos file instead (repeatable)")
+    parser.add_argument("--checkpoint-dir", type=Path, default=None,
+                        help="where the per-epoch checkpoints go (default: OUT.checkpoints)")
+    parser.add_argument("--resume", type=Path, default=None, help="continue from a checkpoint")
+    parser.add_argument("--net-every-epoch", action="store_true", help="also write OUT.epochN.nnue each epoch")
+    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--bench", type=int, nargs="?", const=400_000, default=None, metavar="POSITIONS",
+                        help="measure training speed on synthetic records (default 400000) or on the inputs; "
+                             "writes nothing")
+    args = parser.parse_args(argv)
+    if not args.inputs and args.bench is None:
+        parser.error("give one or more .kpos files (or --bench)")
+    if args.batch < 1 or args.epochs < 0 or args.threads < 1:
+        parser.error("--batch and --threads must be positive, --epochs not negative")
+    if not 0.0 <= args.lam <= 1.0 or not 0.0 <= args.val_fraction < 1.0:
+        parser.error("--lambda must be within 0..1 and --val-fraction within 0..1 (not 1)")
+    return args
+
+
+def prepare_data(args: argparse.Namespace) -> tuple[Records, Records, Array, Array]:
+    """(training records, validation records, training indices, validation indices)."""
+    if args.bench is not None and not args.inputs:
+        data = Records([synthetic_records(args.bench, np.random.default_rng([args.seed, 3]))])
+    else:
+        data = Records.load(args.inputs)
+    if args.val:
+        val_data = Records.load(args.val)
+        return data, val_data, np.arange(len(data)), np.arange(len(val_data))
+    if args.bench is not None:
+        return data, data, np.arange(len(data)), np.arange(0)
+    train_idx, val_idx = split_indices(len(data), args.val_fraction, args.seed)
+    return data, data, train_idx, val_idx
+
+
+def make_trainer(args: argparse.Namespace) -> tuple[Trainer, int]:
+    """A trainer with a fresh net, or with the net and optimizer state of --resume; and the epochs done."""
+    if args.resume is None:
+        net = FloatNet.initial(args.hidden or 256, np.random.default_rng([args.seed, 0]))
+    else:
+        net, m, v, adam_steps, start_epoch, saved = load_checkpoint(args.resume)
+        if args.hidden is not None and args.hidden != net.hidden:
+            raise SystemExit(f"--hidden {args.hidden} differs from the checkpoint's {net.hidden}")
+        if saved.get("seed") != args.seed:
+            # The seed draws the validation positions: another one would train on some of them.
+            print(f"warning: --seed {args.seed} differs from the checkpoint's {saved.get('seed')}", flush=True)
+    try:
+        check_hidden(net.hidden)   # before any work: the file format would refuse the net at the end
+    except ValueError as error:
+        raise SystemExit(str(error)) from None
+    trainer = Trainer(net, args.threads, args.lam, args.scale, args.weight_decay)
+    if args.resume is None:
+        return trainer, 0
+    trainer.optimizer.m, trainer.optimizer.v, trainer.optimizer.steps = m, v, adam_steps
+    return trainer, start_epoch
+
+
+def train(argv: Sequence[str]) -> int:
+    """The command: returns the exit status."""
+    args = parse_args(argv)
+    bench = args.bench is not None
+    data, val_data, train_idx, val_idx = prepare_data(args)
+    if len(train_idx) == 0:
+        raise SystemExit("no training positions in the inputs")
+    trainer, start_epoch = make_trainer(args)
+    net = trainer.net
+    steps_per_epoch = math.ceil(len(train_idx) / args.batch)
+    total_steps = steps_per_epoch * args.epochs
+    checkpoint_dir = args.checkpoint_dir or args.out.with_name(args.out.name + ".checkpoints")
+    command = "python -m tools.nnue_train " + shlex.join(str(a) for a in argv)
+    config = {"hidden": net.hidden, "command": command, "seed": args.seed}
+    print(f"{len(train_idx):,} training positions, {len(val_idx):,} validation; hidden {net.hidden}, "
+          f"batch {args.batch}, {steps_per_epoch} steps per epoch, {args.threads} threads", flush=True)
+    speeds: list[float] = []
+    val_loss = float("nan")
+    try:
+        for epoch in range(start_epoch, args.epochs):
+            order = epoch_order(train_idx, args.seed, epoch)
+            started = time.perf_counter()
+            loss_sum = 0.0
+            lr = args.lr
+            for index, first in enumerate(range(0, len(order), args.batch)):
+                lr = learning_rate(args, epoch * steps_per_epoch + index, total_steps, steps_per_epoch)
+                # Sorted within the batch: the memory map is read in file order (the sum is unchanged).
+                batch = data.gather(np.sort(order[first:first + args.batch]))
+                loss_sum += trainer.step(batch, lr)
+            elapsed = time.perf_counter() - started
+            speeds.append(len(order) / elapsed)
+            line = (f"epoch {epoch + 1}/{args.epochs}  train loss {loss_sum / len(order):.6f}  lr {lr:.2e}  "
+                    f"{speeds[-1]:,.0f} pos/s ({elapsed:.1f} s)")
+            if len(val_idx):
+                val_loss = trainer.loss(val_data, val_idx)
+                line += f"  val loss {val_loss:.6f}"
+            print(line, flush=True)
+            if bench:
+                continue
+            save_checkpoint(checkpoint_dir / f"epoch-{epoch + 1:04d}.npz", trainer, epoch + 1, config)
+            if args.net_every_epoch:
+                write_net(args.out.with_name(f"{args.out.stem}.epoch{epoch + 1}{args.out.suffix}"),
+                          quantise(net, args.scale, describe(command, data, args.inputs, epoch + 1, val_loss)))
+        if math.isnan(val_loss) and len(val_idx):
+            val_loss = trainer.loss(val_data, val_idx)   # a resumed run with no epoch left to train
+    finally:
+        trainer.close()
+    if bench:
+        if speeds:
+            mean = len(speeds) / sum(1 / speed for speed in speeds)
+            print(f"training speed: {max(speeds):,.0f} pos/s best epoch, {mean:,.0f} pos/s mean over {len(speeds)} "
+                  f"epochs (hidden {net.hidden}, batch {args.batch}, {args.threads} threads)")
+        return 0
+    write_net(args.out, quantise(net, args.scale, describe(command, data, args.inputs, args.epochs, val_loss)))
+    print(f"net written to {args.out}")
+    return 0
+
+
+def describe(command: str, data: Records, inputs: Sequence[Path], epochs: int, val_loss: float) -> str:
+    """The net's description: how to make it again."""
+    names = ", ".join(str(path) for path in inputs)
+    return f"{command} | data: {len(data)} positions ({names}) | epochs: {epochs} | val loss: {val_loss:.6f}"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    return train(sys.argv[1:] if argv is None else list(argv))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
