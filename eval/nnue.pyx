@@ -391,13 +391,18 @@ def random_parameters(hidden: int = 256, seed: int = 1, output_range: int = 12) 
     activation bite; output weights are drawn from -output_range..output_range (above 128 the
     network takes the 64-bit output path)."""
     rng = random.Random(seed)
+    ours = [rng.randint(-output_range, output_range) for _ in range(hidden)]
+    # A trained net weighs the other side's units about as the negative of its own: a symmetric
+    # position then scores near zero.  The halves still differ, by a little noise.
+    noise = max(1, output_range // 8)
+    theirs = [max(-INT16_LIMIT - 1, min(INT16_LIMIT, -w + rng.randint(-noise, noise))) for w in ours]
     return {
         "hidden": hidden, "qa": 255, "qb": 64, "scale": 400,
         "feature_weights": array("h", [max(-INT16_LIMIT, min(INT16_LIMIT, round(rng.gauss(0.0, 24.0))))
                                        for _ in range(NNUE_INPUTS * hidden)]),
         "feature_bias": array("h", [rng.randint(-64, 192) for _ in range(hidden)]),
-        "output_weights": array("h", [rng.randint(-output_range, output_range) for _ in range(2 * hidden)]),
-        "output_bias": rng.randint(-200, 200),
+        "output_weights": array("h", ours + theirs),
+        "output_bias": rng.randint(-50, 50),
     }
 
 
