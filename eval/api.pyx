@@ -1,16 +1,24 @@
-"""The Python face of the evaluation: a score, its breakdown by term, and a benchmark.
+"""The Python face of the evaluation: a score, its breakdown by term, and a benchmark; the NNUE
+evaluation of a position, and a board that checks its incremental accumulators.
 
 These hold the GIL only to read the ``Position``; the numbers come from the same C functions
 the searchers call.
 """
 
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
-from libc.stdint cimport uint64_t, int32_t, int8_t
-from libc.string cimport memset
-from search.board.types cimport NO_PIECE, WHITE, BLACK
+from libc.stdint cimport uint64_t, int16_t, int32_t, int8_t
+from libc.string cimport memset, memcpy
+from search.board.types cimport Move, NO_PIECE, WHITE, BLACK, MOVE_NONE, MAX_GAME_PLY
 from search.board.bitboard cimport pop_lsb
-from search.board.board cimport Board
+from search.board.board cimport (
+    Board, UndoRecord, do_move, undo_move, do_null_move, undo_null_move, drop_old_history, get_fen,
+)
+from search.board.movegen cimport parse_uci_move
 from search.board.position cimport Position
+from eval.nnue cimport (
+    Network, AccumulatorStack, refresh_accumulators, current_accumulators, network_output, stack_prepare,
+    stack_free,
+)
 from eval.evaluate cimport (
     EvalTerms, TERM_COUNT, evaluate as c_evaluate, evaluate_terms,
 )
@@ -18,7 +26,7 @@ from eval.evaluate cimport (
 # A packed position for the tuner: by_type[0..5], by_colour[0..1], side to move (0/1).
 PACKED_WORDS = 9
 
-from typing import Dict, Sequence, Tuple, Union
+from typing import Dict, List, Sequence, Tuple, Union
 
 # In the order of the TERM_* codes of evaluate.pxd.
 TERM_NAMES: Tuple[str, ...] = (
@@ -138,3 +146,137 @@ def raw_sums(const uint64_t[:, ::1] packed, int32_t[::1] mg, int32_t[::1] eg, in
                 phase[i] = <int8_t>t.phase
     finally:
         PyMem_Free(b)
+
+
+# ---------------------------------------------------------------- NNUE
+
+def nnue_evaluate(Network network not None, Position position not None) -> int:
+    """The network's centipawns from the side to move's view, its accumulators computed afresh."""
+    cdef int16_t* acc = <int16_t*>PyMem_Malloc(2 * network.weights.hidden * sizeof(int16_t))
+    cdef int value
+    if acc == NULL:
+        raise MemoryError()
+    refresh_accumulators(&network.weights, position.board, acc)
+    value = network_output(&network.weights, acc, position.board.side_to_move)
+    PyMem_Free(acc)
+    return value
+
+
+cdef tuple accumulator_lists(const int16_t* acc, int hidden):
+    return [acc[j] for j in range(hidden)], [acc[hidden + j] for j in range(hidden)]
+
+
+def nnue_accumulators(Network network not None, Position position not None) -> Tuple[List[int], List[int]]:
+    """The first layer's output from White's and from Black's view, computed afresh."""
+    cdef int16_t* acc = <int16_t*>PyMem_Malloc(2 * network.weights.hidden * sizeof(int16_t))
+    if acc == NULL:
+        raise MemoryError()
+    try:
+        refresh_accumulators(&network.weights, position.board, acc)
+        return accumulator_lists(acc, network.weights.hidden)
+    finally:
+        PyMem_Free(acc)
+
+
+cdef class IncrementalNnue:
+    """A board of its own with one thread's accumulator stack, as a search keeps them: moves
+    (``"0000"`` a null move) are pushed and popped, and ``evaluate()`` / ``accumulators()``
+    bring the accumulators up to date lazily from the board's change records, which tests
+    compare with a full computation (``refreshed()``)."""
+
+    cdef Board* board
+    cdef AccumulatorStack stack
+    cdef readonly Network network
+    cdef list moves
+
+    def __cinit__(self, *args, **kwargs):
+        self.board = <Board*>PyMem_Malloc(sizeof(Board))
+        memset(&self.stack, 0, sizeof(AccumulatorStack))
+        if self.board == NULL:
+            raise MemoryError()
+
+    def __init__(self, Network network not None, Position position not None) -> None:
+        memcpy(self.board, position.board, sizeof(Board))
+        drop_old_history(self.board, 300)
+        self.network = network
+        self.moves = []
+        if stack_prepare(&self.stack, &network.weights) != 0:
+            raise MemoryError()
+
+    def __dealloc__(self):
+        stack_free(&self.stack)
+        PyMem_Free(self.board)
+
+    def push(self, uci: str) -> None:
+        """Play a legal move in UCI notation, or ``"0000"``: pass (not while in check)."""
+        cdef Move m
+        if self.board.game_ply >= MAX_GAME_PLY - 1:
+            raise IndexError("the board's history is full")
+        if uci == "0000":
+            if self.board.checkers:
+                raise ValueError("no null move while in check")
+            do_null_move(self.board)
+        else:
+            m = parse_uci_move(self.board, uci)
+            if m == MOVE_NONE:
+                raise ValueError(f"illegal move {uci!r} in {get_fen(self.board)}")
+            do_move(self.board, m)
+        self.moves.append(uci)
+
+    def pop(self) -> str:
+        if not self.moves:
+            raise IndexError("no move to take back")
+        uci = self.moves.pop()
+        if uci == "0000":
+            undo_null_move(self.board)
+        else:
+            undo_move(self.board)
+        return uci
+
+    def fen(self) -> str:
+        return get_fen(self.board)
+
+    def position(self) -> Position:
+        """The current position (without its history)."""
+        return Position(get_fen(self.board), bool(self.board.chess960))
+
+    def evaluate(self) -> int:
+        """The network's evaluation, reached incrementally where the stack allows."""
+        return network_output(&self.network.weights, current_accumulators(&self.stack, &self.network.weights,
+                                                                          self.board), self.board.side_to_move)
+
+    def accumulators(self) -> Tuple[List[int], List[int]]:
+        """White's and Black's accumulators, reached incrementally where the stack allows."""
+        return accumulator_lists(current_accumulators(&self.stack, &self.network.weights, self.board),
+                                 self.network.weights.hidden)
+
+    def refreshed(self) -> Tuple[int, Tuple[List[int], List[int]]]:
+        """(evaluation, accumulators) computed afresh, for comparison."""
+        cdef int16_t* acc = <int16_t*>PyMem_Malloc(2 * self.network.weights.hidden * sizeof(int16_t))
+        if acc == NULL:
+            raise MemoryError()
+        try:
+            refresh_accumulators(&self.network.weights, self.board, acc)
+            return (network_output(&self.network.weights, acc, self.board.side_to_move),
+                    accumulator_lists(acc, self.network.weights.hidden))
+        finally:
+            PyMem_Free(acc)
+
+    def last_move_changes(self) -> List[Tuple[int, int, int]]:
+        """The board's record of the last move: (piece, from, to) per piece it moved, made appear
+        (from 64) or vanish (to 64); piece = type + 6 * colour."""
+        cdef const UndoRecord* rec
+        if self.board.game_ply == 0:
+            raise IndexError("no move recorded")
+        rec = &self.board.history[self.board.game_ply - 1]
+        return [(rec.changes[i].piece, rec.changes[i].from_sq, rec.changes[i].to_sq) for i in range(rec.change_count)]
+
+    @property
+    def refreshes(self) -> int:
+        """Full computations so far."""
+        return self.stack.refreshes
+
+    @property
+    def updates(self) -> int:
+        """Positions reached incrementally so far."""
+        return self.stack.updates

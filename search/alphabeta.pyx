@@ -26,7 +26,7 @@ from search.control cimport REPORT_ITERATION, REPORT_CURRMOVE, report_progress
 from search.timeman cimport (elapsed_ms, hard_limit_reached, may_stop_early, iteration_budget_spent,
                              IterationSignals)
 from search.tbprobe cimport should_probe, probe_wdl, TB_NO_RESULT, VALUE_TB_WIN
-from eval.evaluate cimport evaluate
+from eval.evaluator cimport evaluate_position
 
 cdef extern from "clock.h" nogil:
     int load_flag "kestrel_load_flag"(int* flag)
@@ -101,7 +101,7 @@ cdef int quiescence(SearchState* s, int alpha, int beta, int ply) noexcept nogil
     if is_draw_by_rule(b, ply, False):
         return VALUE_DRAW
     if ply >= MAX_PLY - 1:
-        return evaluate(b) if not in_check else VALUE_DRAW
+        return evaluate_position(&s.evaluator, b) if not in_check else VALUE_DRAW
 
     tt_hit = s.config.quiescence_tt and tt_probe(s.tt, b.key, &entry)
     if tt_hit:
@@ -121,7 +121,7 @@ cdef int quiescence(SearchState* s, int alpha, int beta, int ply) noexcept nogil
             return -MATE + ply
         score_moves(s, &moves, tt_move, ply)
     else:
-        raw_eval = evaluate(b)
+        raw_eval = evaluate_position(&s.evaluator, b)
         stand_pat = raw_eval
         if stand_pat >= beta:
             return stand_pat
@@ -193,7 +193,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
             return VALUE_DRAW
         if not has_legal_move(b):
             return -MATE + ply if in_check else VALUE_DRAW
-        return evaluate(b)
+        return evaluate_position(&s.evaluator, b)
 
     if enter_node(s, ply):
         return 0
@@ -202,7 +202,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
         if is_draw_by_rule(&s.board, ply):
             return VALUE_DRAW
         if ply >= MAX_PLY - 1:
-            return evaluate(b) if not in_check else VALUE_DRAW
+            return evaluate_position(&s.evaluator, b) if not in_check else VALUE_DRAW
         # Mate distance pruning: no line from here can beat a mate already found nearer the root.
         if alpha < -MATE + ply:
             alpha = -MATE + ply
@@ -236,7 +236,8 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
             if (tb_bound == BOUND_EXACT or (tb_bound == BOUND_LOWER and tb_value >= beta)
                     or (tb_bound == BOUND_UPPER and tb_value <= alpha)):
                 tt_store(s.tt, b.key, depth + 6 if depth + 6 < MAX_PLY else MAX_PLY - 1,
-                         score_to_tt(tb_value, ply), tb_bound, MOVE_NONE, 0 if in_check else evaluate(b))
+                         score_to_tt(tb_value, ply), tb_bound, MOVE_NONE,
+                         0 if in_check else evaluate_position(&s.evaluator, b))
                 return tb_value
             # In a PV node the search goes on (it needs a line to show), within what the tables
             # allow: no worse than a win, no better than a loss.
@@ -253,7 +254,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
         s.static_eval[ply] = VALUE_NONE
         improving = False
     else:
-        raw_eval = entry.static_eval if tt_hit else evaluate(b)
+        raw_eval = entry.static_eval if tt_hit else evaluate_position(&s.evaluator, b)
         static_eval = raw_eval
         s.static_eval[ply] = static_eval
         improving = ply >= 2 and s.static_eval[ply - 2] != VALUE_NONE and static_eval > s.static_eval[ply - 2]

@@ -11,7 +11,6 @@ without the GIL; the main thread reports and decides the move.
 
 import dataclasses
 
-from cpython.mem cimport PyMem_Free
 from libc.string cimport memset, memcpy
 from libc.stdint cimport int64_t
 from search.board.types cimport MoveList, VALUE_INFINITE
@@ -24,7 +23,8 @@ from search.state cimport SearchState, RootMove, adopted_config
 from search.alphabeta cimport iterative_deepening
 from search.control cimport SearchSignals, REPORT_CURRMOVE
 from search.timeman cimport TimeBudget
-from search.searcher cimport Searcher, new_search_state
+from search.searcher cimport Searcher, new_search_state, free_search_state
+from eval.evaluator cimport evaluator_use
 from search.params cimport load_search_params
 
 from search.info import CurrentMove, SearchResult
@@ -64,7 +64,7 @@ cdef class AlphaBetaSearcher(Searcher):
 
     def __dealloc__(self):
         tt_free(&self.tt)
-        PyMem_Free(self.state)
+        free_search_state(self.state)
 
     cdef int _resize(self, int megabytes) except -1:
         if tt_resize(&self.tt, megabytes) != 0:
@@ -73,6 +73,9 @@ cdef class AlphaBetaSearcher(Searcher):
 
     cdef int _load_params(self) except -1:
         return load_search_params(&self.state.params, self.search_params)
+
+    cdef int _use_network(self) except -1:
+        return evaluator_use(&self.state.evaluator, self.network)
 
     def clear(self) -> None:
         """Forget everything learnt: hash table, history, killers (for ucinewgame)."""

@@ -5,6 +5,10 @@ search changes.  Nodes per second is the speed figure.  Run it as
 ``kestrel bench [depth [threads]]``, ``bench`` in UCI, or ``python -m search.bench``.
 The signature is that of one thread; with more threads (Lazy SMP) the node count
 varies from run to run and only nodes per second is a figure.
+
+``--nnue random[:HIDDEN]`` runs the bench twice in one go, with the weighted evaluation and
+then with a seeded random NNUE network (256 wide unless HIDDEN says), and compares their
+speed.  The network's node count is not the signature: another evaluation searches another tree.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ import sys
 import time
 from collections.abc import Callable
 
+from eval.nnue import Network, random_network
 from search.board.position import Position
 from search.limits import SearchLimits, checked_thread_count
 from search.searcher import Searcher
@@ -41,8 +46,10 @@ BENCH_POSITIONS: list[str] = [
 
 
 def run_bench(depth: int | None = None, hash_mb: int = 16, out: Callable[[str], None] = print, threads: int = 1,
-              searcher: Searcher | None = None, should_stop: Callable[[], bool] | None = None) -> tuple[int, int]:
+              searcher: Searcher | None = None, should_stop: Callable[[], bool] | None = None,
+              network: Network | None = None) -> tuple[int, int]:
     """Search every bench position to `depth` with a fresh table; returns (nodes, nps).
+    `network` (an NNUE network) replaces the weighted evaluation of a searcher made here.
 
     A caller that may stop it early (the UCI `bench` command) passes the searcher, which it
     can `stop()`, and `should_stop`; a stopped bench says so and its figures are partial."""
@@ -51,6 +58,7 @@ def run_bench(depth: int | None = None, hash_mb: int = 16, out: Callable[[str], 
     depth = DEFAULT_DEPTH if depth is None or depth < 1 else int(depth)
     if searcher is None:
         searcher = AlphaBetaSearcher(hash_mb=hash_mb, threads=threads)
+        searcher.set_network(network)
     total_nodes = 0
     start = time.perf_counter()
     for index, fen in enumerate(BENCH_POSITIONS, 1):
@@ -75,8 +83,26 @@ def run_bench(depth: int | None = None, hash_mb: int = 16, out: Callable[[str], 
     return total_nodes, nps
 
 
+def parse_nnue(args: list[str]) -> tuple[list[str], int | None]:
+    """`args` without `--nnue random[:HIDDEN]`, and HIDDEN (None when the flag is absent)."""
+    if "--nnue" not in args:
+        return args, None
+    at = args.index("--nnue")
+    value = args[at + 1] if at + 1 < len(args) else ""
+    kind, _, width = value.partition(":")
+    if kind != "random" or (width and not width.isdigit()):
+        raise ValueError(f"--nnue takes random or random:HIDDEN, not {value!r}")
+    return args[:at] + args[at + 2:], int(width) if width else 256
+
+
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
+    try:
+        args, hidden = parse_nnue(args)
+        network = None if hidden is None else random_network(hidden)
+    except ValueError as error:
+        print(f"bench: {error}", file=sys.stderr)
+        return 2
     try:
         depth = int(args[0]) if args else None
     except ValueError:
@@ -87,7 +113,14 @@ def main(argv: list[str] | None = None) -> int:
     except ValueError as error:
         print(f"bench: {error}", file=sys.stderr)
         return 2
-    run_bench(depth, threads=threads)
+    if network is None:
+        run_bench(depth, threads=threads)
+        return 0
+    print("== the weighted evaluation")
+    _, weighted_nps = run_bench(depth, threads=threads)
+    print(f"== NNUE: a random {network.hidden}-wide network (output_chunk {network.output_chunk})")
+    _, nnue_nps = run_bench(depth, threads=threads, network=network)
+    print(f"NNUE nodes/second: {nnue_nps} against {weighted_nps} weighted ({100 * nnue_nps / weighted_nps:.0f}%)")
     return 0
 
 

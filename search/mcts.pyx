@@ -28,7 +28,7 @@ from search.tt cimport TTEntry, tt_probe, score_from_tt, BOUND_EXACT
 from search.board.see cimport SEE_VALUE
 from search.mcts_priors cimport move_priors
 from search.mcts_value cimport board_material, score_to_probability, cp_to_probability
-from eval.evaluate cimport evaluate
+from eval.evaluator cimport evaluate_position
 
 from search.control cimport REPORT_ITERATION, REPORT_FINAL, report_progress
 from search.timeman cimport (
@@ -549,7 +549,7 @@ cdef double playout_value(MCTSState* s, int ply) noexcept nogil:
             result = 0.0 if b.checkers else 0.5
             break
         if k >= s.playout_cap:
-            result = cp_to_probability(evaluate(b))
+            result = cp_to_probability(evaluate_position(&s.qs.evaluator, b))
             break
         do_move(b, moves.moves[<int>(next_random(&s.rng) % <uint64_t>moves.count)])
         k += 1

@@ -42,7 +42,8 @@ from search.mcts_priors cimport (
 )
 from search.board.position cimport Position
 from search.timeman cimport TimeBudget
-from search.searcher cimport Searcher
+from search.searcher cimport Searcher, new_search_state, free_search_state
+from eval.evaluator cimport evaluator_use
 from search.params cimport load_search_params
 
 from typing import Dict, List, Optional, Tuple
@@ -117,12 +118,11 @@ cdef class MCTSSearcher(Searcher):
 
     def __cinit__(self, *args, **kwargs):
         self.state = <MCTSState*>PyMem_Malloc(sizeof(MCTSState))
-        self.qs = <SearchState*>PyMem_Malloc(sizeof(SearchState))
-        if self.state == NULL or self.qs == NULL:
+        if self.state == NULL:
             raise MemoryError()
+        self.qs = new_search_state()
         memset(self.state, 0, sizeof(MCTSState))
         self.state.verified_child = NODE_NONE      # (0 is a node)
-        memset(self.qs, 0, sizeof(SearchState))
         memset(&self.shared, 0, sizeof(MCTSShared))
         self.tree = MCTSTree()
         self.helper_walks = NULL
@@ -159,7 +159,7 @@ cdef class MCTSSearcher(Searcher):
         PyMem_Free(self.helper_walks)
         tt_free(&self.tt)
         PyMem_Free(self.state)
-        PyMem_Free(self.qs)
+        free_search_state(self.qs)
 
     # ------------------------------------------------------------ settings
 
@@ -310,6 +310,10 @@ cdef class MCTSSearcher(Searcher):
     cdef int _load_params(self) except -1:
         # The leaves' quiescence search reads the same table as alpha-beta.
         return load_search_params(&self.qs.params, self.search_params)
+
+    cdef int _use_network(self) except -1:
+        # The leaves' searches evaluate; the tree keeps values of the old evaluation until clear().
+        return evaluator_use(&self.qs.evaluator, self.network)
 
     def clear(self) -> None:
         """Forget the tree and the quiescence table (for ucinewgame)."""

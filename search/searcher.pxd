@@ -17,8 +17,9 @@ from search.control cimport SearchControl
 from search.state cimport SearchState
 from search.timeman cimport TimeBudget
 
-# A zeroed SearchState on the heap (PyMem_Free frees it); MemoryError when there is no room.
+# A zeroed SearchState on the heap (free_search_state frees it); MemoryError when there is no room.
 cdef SearchState* new_search_state() except NULL
+cdef void free_search_state(SearchState* state) noexcept
 
 
 cdef class Searcher:
@@ -33,6 +34,7 @@ cdef class Searcher:
     cdef int helper_count
     cdef list helper_threads         # their Python threads while a search runs
     cdef str helper_name             # the threads' names: helper_name-1, helper_name-2, ...
+    cdef readonly object network     # the eval.nnue.Network every thread evaluates with; None: the weighted one
 
     # What each searcher supplies.
     cdef int _resize(self, int megabytes) except -1
@@ -41,6 +43,8 @@ cdef class Searcher:
     cdef void _run(self) noexcept nogil
     cdef object _finish(self)
     cdef void _no_legal_move(self)
+    # Point the subclass's own states' evaluators at `network` (the helpers' are done here).
+    cdef int _use_network(self) except -1
     # The helpers: size the subclass's own per-helper state to helper_count (called after the
     # states above are resized), give helper `index` its root, settings and limits (before its
     # thread starts), run its search (without the GIL), and stop the `started` helpers when
@@ -52,6 +56,7 @@ cdef class Searcher:
 
     # For the subclasses.
     cdef void _free_helpers(self)
+    cdef int _helpers_use_network(self) except -1
     cdef int _start_helpers(self) except -1
     cdef void _join_helpers(self)
     cdef int64_t _elapsed(self)

@@ -19,6 +19,8 @@ from search.board.position cimport Position
 from search.control cimport SearchControl, wait_until_released
 from search.state cimport SearchState
 from search.timeman cimport TimeBudget, set_time_budget, elapsed_ms
+from eval.evaluator cimport evaluator_use, evaluator_free
+from eval.nnue cimport Network
 from search.timeman import game_ply
 
 from search.info import SearchInfo, SearchResult
@@ -56,6 +58,12 @@ cdef SearchState* new_search_state() except NULL:
     return state
 
 
+cdef void free_search_state(SearchState* state) noexcept:
+    if state != NULL:
+        evaluator_free(&state.evaluator)
+    PyMem_Free(state)
+
+
 cdef class Searcher:
     """What both searchers share: options, stop/ponderhit, helper threads, and the shape of a search."""
 
@@ -66,6 +74,7 @@ cdef class Searcher:
         self.helper_count = 0
         self.helper_threads = []
         self.helper_name = "kestrel-helper"
+        self.network = None
 
     def __init__(self, hash_mb: int = 16) -> None:
         self.multipv = 1
@@ -109,6 +118,27 @@ cdef class Searcher:
         """Table use in per mille."""
         return 0
 
+    def set_network(self, network: object) -> None:
+        """Evaluate with `network` (an eval.nnue.Network) in every thread, or with the weighted
+        evaluation when it is None.  A change of evaluation clears the searcher (its tables keep
+        static evaluations).  Not while a search runs."""
+        if network is not None and not isinstance(network, Network):
+            raise TypeError(f"set_network() takes an eval.nnue.Network or None, not {type(network).__name__}")
+        if network is self.network:
+            return
+        self.network = network
+        try:
+            self._use_network()
+            self._helpers_use_network()
+        except MemoryError:
+            # No thread may keep a pointer to a network the searcher does not hold.
+            self.network = None
+            self._use_network()
+            self._helpers_use_network()
+            self.clear()
+            raise
+        self.clear()
+
     def set_tablebase_probe(self, prober: object, probe_depth: int = 1, max_pieces: int = 0) -> None:
         """Probe Syzygy tables inside the tree through `prober` (fen -> WDL or None; None: no
         probes).  A searcher that does not probe inside its tree ignores this."""
@@ -135,6 +165,7 @@ cdef class Searcher:
                 for i in range(count - 1):
                     self.helpers[i] = new_search_state()
                     self.helper_count = i + 1
+                self._helpers_use_network()
             self._resize_helpers()
         except MemoryError:
             self._free_helpers()
@@ -144,10 +175,16 @@ cdef class Searcher:
     cdef void _free_helpers(self):
         cdef int i
         for i in range(self.helper_count):
-            PyMem_Free(self.helpers[i])
+            free_search_state(self.helpers[i])
         PyMem_Free(self.helpers)
         self.helpers = NULL
         self.helper_count = 0
+
+    cdef int _helpers_use_network(self) except -1:
+        cdef int i
+        for i in range(self.helper_count):
+            evaluator_use(&self.helpers[i].evaluator, self.network)
+        return 0
 
     cdef int _start_helpers(self) except -1:
         """Prepare every helper and start its thread: it searches until the main search stops it.
@@ -253,6 +290,9 @@ cdef class Searcher:
 
     cdef void _no_legal_move(self):
         pass
+
+    cdef int _use_network(self) except -1:
+        raise NotImplementedError
 
     cdef int _resize_helpers(self) except -1:
         return 0

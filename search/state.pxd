@@ -8,6 +8,7 @@ from search.control cimport SearchSignals
 from search.timeman cimport TimeBudget
 from search.params cimport SearchParams
 from search.tbprobe cimport TablebaseProbing
+from eval.evaluator cimport Evaluator
 
 
 cdef struct SearchConfig:
@@ -66,6 +67,7 @@ cdef struct SearchState:
     SearchConfig config
     SearchParams params      # margins, depth limits and reductions (search/param_table.py)
     TablebaseProbing tb      # Syzygy probes inside the tree (off when tb.prober is NULL)
+    Evaluator evaluator      # the evaluation, with this thread's own NNUE accumulators
 
     SearchSignals* signals   # stop, ponderhit, infinite and the clock's start, from the UCI thread
     bint stopped             # internal: the search has to unwind now

@@ -5,16 +5,31 @@ from libc.stdint cimport uint8_t
 from search.board.types cimport Bitboard, Move, MAX_GAME_PLY
 
 
+cdef enum:
+    # A capture-promotion changes most: the pawn vanishes, the new piece appears, the captured one vanishes.
+    MAX_PIECE_CHANGES = 3
+
+
+cdef struct PieceChange:
+    # One piece that a move moved (from_sq -> to_sq), made appear (from_sq NO_SQUARE) or
+    # made vanish (to_sq NO_SQUARE): what an incremental evaluation needs to know of the move.
+    uint8_t piece
+    uint8_t from_sq
+    uint8_t to_sq
+
+
 cdef struct UndoRecord:
-    # What do_move cannot recompute when it is undone.
-    Bitboard key
+    # What do_move cannot recompute when it is undone, and what it changed on the board.
+    Bitboard key              # of the position before the move
     Bitboard checkers
+    int halfmove_clock
+    int plies_from_null
     Move move
     uint8_t captured          # piece code, NO_PIECE when the move captured nothing
     uint8_t castling
     uint8_t ep_square
-    int halfmove_clock
-    int plies_from_null
+    uint8_t change_count      # 0 for a null move; a castling king or rook that stays put is left out
+    PieceChange changes[MAX_PIECE_CHANGES]
 
 
 cdef struct Board:

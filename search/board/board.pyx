@@ -5,6 +5,7 @@ hold the GIL: they run once per ``position`` command, never inside a search.
 """
 
 from libc.string cimport memset, memmove
+from libc.stdint cimport uint8_t
 from search.board.types cimport (
     Bitboard, Move, WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, NO_PIECE,
     NO_SQUARE, MOVE_NONE, MOVE_NULL, MOVE_EN_PASSANT, MOVE_CASTLING,
@@ -115,6 +116,14 @@ cdef inline bint any_legal_ep(const Board* b, int ep_square) noexcept nogil:
 
 # ---------------------------------------------------------------- make / unmake
 
+cdef inline void record_change(UndoRecord* rec, int piece, int from_sq, int to_sq) noexcept nogil:
+    cdef PieceChange* change = &rec.changes[rec.change_count]
+    change.piece = <uint8_t>piece
+    change.from_sq = <uint8_t>from_sq
+    change.to_sq = <uint8_t>to_sq
+    rec.change_count += 1
+
+
 cdef void do_move(Board* b, Move m) noexcept nogil:
     cdef UndoRecord* rec = &b.history[b.game_ply]
     cdef int us = b.side_to_move, them = 1 - b.side_to_move
@@ -132,6 +141,7 @@ cdef void do_move(Board* b, Move m) noexcept nogil:
     rec.ep_square = b.ep_square
     rec.halfmove_clock = b.halfmove_clock
     rec.plies_from_null = b.plies_from_null
+    rec.change_count = 0
 
     if b.ep_square != NO_SQUARE:
         key ^= ZOBRIST_EP_FILE[file_of(b.ep_square)]
@@ -153,6 +163,11 @@ cdef void do_move(Board* b, Move m) noexcept nogil:
         put_piece(b, make_piece(us, ROOK), rook_to)
         key ^= (ZOBRIST_PIECE[make_piece(us, KING)][from_sq] ^ ZOBRIST_PIECE[make_piece(us, KING)][king_to]
                 ^ ZOBRIST_PIECE[make_piece(us, ROOK)][to_sq] ^ ZOBRIST_PIECE[make_piece(us, ROOK)][rook_to])
+        # In Chess960 the king or the rook may already stand on its castled square.
+        if king_to != from_sq:
+            record_change(rec, make_piece(us, KING), from_sq, king_to)
+        if rook_to != to_sq:
+            record_change(rec, make_piece(us, ROOK), to_sq, rook_to)
     else:
         if kind == MOVE_EN_PASSANT:
             captured_sq = to_sq - 8 if us == WHITE else to_sq + 8
@@ -160,22 +175,29 @@ cdef void do_move(Board* b, Move m) noexcept nogil:
             remove_piece(b, captured_sq)
             key ^= ZOBRIST_PIECE[captured][captured_sq]
             b.halfmove_clock = 0
+            record_change(rec, captured, captured_sq, NO_SQUARE)
         elif b.squares[to_sq] != NO_PIECE:
             captured = b.squares[to_sq]
             remove_piece(b, to_sq)
             key ^= ZOBRIST_PIECE[captured][to_sq]
             b.halfmove_clock = 0
+            record_change(rec, captured, to_sq, NO_SQUARE)
         move_piece(b, from_sq, to_sq)
         key ^= ZOBRIST_PIECE[piece][from_sq] ^ ZOBRIST_PIECE[piece][to_sq]
-        if piece_type_of(piece) == PAWN:
+        if is_promotion(m):
             b.halfmove_clock = 0
-            if is_promotion(m):
-                promoted = make_piece(us, kind)   # promotion kinds equal piece types
-                remove_piece(b, to_sq)
-                put_piece(b, promoted, to_sq)
-                key ^= ZOBRIST_PIECE[piece][to_sq] ^ ZOBRIST_PIECE[promoted][to_sq]
-            elif to_sq - from_sq == 16 or from_sq - to_sq == 16:
-                double_push_ep = (from_sq + to_sq) >> 1
+            promoted = make_piece(us, kind)   # promotion kinds equal piece types
+            remove_piece(b, to_sq)
+            put_piece(b, promoted, to_sq)
+            key ^= ZOBRIST_PIECE[piece][to_sq] ^ ZOBRIST_PIECE[promoted][to_sq]
+            record_change(rec, piece, from_sq, NO_SQUARE)
+            record_change(rec, promoted, NO_SQUARE, to_sq)
+        else:
+            record_change(rec, piece, from_sq, to_sq)
+            if piece_type_of(piece) == PAWN:
+                b.halfmove_clock = 0
+                if to_sq - from_sq == 16 or from_sq - to_sq == 16:
+                    double_push_ep = (from_sq + to_sq) >> 1
     rec.captured = captured
 
     b.castling &= b.castling_rights_mask[from_sq] & b.castling_rights_mask[to_sq]
@@ -250,6 +272,7 @@ cdef void do_null_move(Board* b) noexcept nogil:
     rec.ep_square = b.ep_square
     rec.halfmove_clock = b.halfmove_clock
     rec.plies_from_null = b.plies_from_null
+    rec.change_count = 0
     if b.ep_square != NO_SQUARE:
         b.key ^= ZOBRIST_EP_FILE[file_of(b.ep_square)]
         b.ep_square = NO_SQUARE

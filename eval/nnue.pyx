@@ -1,0 +1,411 @@
+"""The learned evaluation (NNUE) in C: the network's weights, the accumulators and the exact integer formula.
+
+The network is a perspective network: 768 inputs (colour relative to the perspective, piece type,
+square seen from that side) into ``hidden`` units per side, clipped and squared (SCReLU), into
+one output.  For perspective p (0 White, 1 Black), a piece of colour c and type t (pawn 0 ..
+king 5) on square s (a1 = 0 .. h8 = 63) is input ``(0 if c == p else 384) + 64 * t + (s if p == 0
+else s ^ 56)``.  Then, exactly (int16 accumulators, 64-bit sums, floor division):
+
+    acc_p[j] = feature_bias[j] + sum of feature_weights[f * hidden + j] over p's inputs f
+    v = clamp(acc, 0, qa)
+    raw = (sum_j v_us[j]^2 * w[j] + sum_j v_them[j]^2 * w[hidden + j]) // qa + output_bias
+    eval = raw * scale // (qa * qb), from the side to move's view, clamped to +-EVAL_LIMIT
+
+The accumulators are kept per search thread (AccumulatorStack) and brought up to date lazily:
+only a position that is evaluated needs them, and it is reached from the nearest ancestor
+whose accumulators are known by replaying the board's change records (a move adds and
+subtracts two to four weight rows).  The loops are plain C over int16 that the compiler turns
+into vector code at -O3 on any x86-64 or ARM64 target, without intrinsics.
+"""
+
+from libc.stdint cimport int16_t, int32_t, int64_t, uint64_t
+from libc.stdlib cimport free
+from libc.string cimport memcpy, memset
+from search.board.types cimport NO_SQUARE, piece_type_of, colour_of
+from search.board.bitboard cimport popcount, pop_lsb
+from search.board.board cimport Board, UndoRecord, PieceChange
+from eval.evaluate cimport EVAL_LIMIT
+
+import random
+from array import array
+from typing import Any, Dict
+
+cdef extern from "aligned.h" nogil:
+    void* kestrel_aligned_calloc(size_t nbytes, void** block)
+
+cdef enum:
+    INT32_LIMIT = 2147483647
+    INT16_LIMIT = 32767
+    MAX_SCALE = 1 << 21           # raw * scale stays inside int64 for every accepted network
+
+# Every network made gets the next number: a stack compares numbers, never addresses, which
+# a new network may reuse after an old one is freed.
+cdef uint64_t next_serial = 1
+
+
+# ---------------------------------------------------------------- inputs
+
+cdef inline int feature_index(int perspective, int piece, int square) noexcept nogil:
+    return ((0 if colour_of(piece) == perspective else 384) + 64 * piece_type_of(piece)
+            + (square if perspective == 0 else square ^ 56))
+
+cdef inline const int16_t* feature_row(const NetworkWeights* net, int perspective, int piece,
+                                       int square) noexcept nogil:
+    return net.feature_weights + <size_t>feature_index(perspective, piece, square) * <size_t>net.hidden
+
+
+# ---------------------------------------------------------------- vector loops
+#
+# Each is one pass over `n` int16 lanes; gcc -O3 makes them SSE2 paddw/psubw loops (see
+# docs/nnue.md for the check).  int16 arithmetic wraps (the build has -fwrapv), which keeps
+# incremental and full computations equal even for a network whose sums overflow.
+
+cdef inline void add_row(int16_t* acc, const int16_t* row, int n) noexcept nogil:
+    cdef int j
+    for j in range(n):
+        acc[j] = acc[j] + row[j]
+
+cdef inline void sub_row(int16_t* acc, const int16_t* row, int n) noexcept nogil:
+    cdef int j
+    for j in range(n):
+        acc[j] = acc[j] - row[j]
+
+cdef inline void add_sub(int16_t* dst, const int16_t* src, const int16_t* add0, const int16_t* sub0,
+                         int n) noexcept nogil:
+    cdef int j
+    for j in range(n):
+        dst[j] = src[j] + add0[j] - sub0[j]
+
+cdef inline void add_sub_sub(int16_t* dst, const int16_t* src, const int16_t* add0, const int16_t* sub0,
+                             const int16_t* sub1, int n) noexcept nogil:
+    cdef int j
+    for j in range(n):
+        dst[j] = src[j] + add0[j] - sub0[j] - sub1[j]
+
+cdef inline void add2_sub2(int16_t* dst, const int16_t* src, const int16_t* add0, const int16_t* add1,
+                           const int16_t* sub0, const int16_t* sub1, int n) noexcept nogil:
+    cdef int j
+    for j in range(n):
+        dst[j] = src[j] + add0[j] + add1[j] - sub0[j] - sub1[j]
+
+
+# ---------------------------------------------------------------- the first layer
+
+cdef void refresh_accumulators(const NetworkWeights* net, const Board* b, int16_t* out) noexcept nogil:
+    cdef int n = net.hidden, square, piece
+    cdef uint64_t pieces = b.occupied
+    memcpy(out, net.feature_bias, n * sizeof(int16_t))
+    memcpy(out + n, net.feature_bias, n * sizeof(int16_t))
+    while pieces:
+        square = pop_lsb(&pieces)
+        piece = b.squares[square]
+        add_row(out, feature_row(net, 0, piece, square), n)
+        add_row(out + n, feature_row(net, 1, piece, square), n)
+
+
+cdef void apply_changes(const NetworkWeights* net, const UndoRecord* rec, const int16_t* src,
+                        int16_t* dst) noexcept nogil:
+    """`dst` = `src` with the move of `rec` played: its vanished pieces' rows subtracted and the
+    appeared ones added, in one pass per perspective for the usual moves."""
+    cdef int n = net.hidden, perspective, i, adds, subs
+    cdef const PieceChange* change
+    cdef const int16_t* added[4]
+    cdef const int16_t* removed[4]
+    cdef const int16_t* s
+    cdef int16_t* d
+    for perspective in range(2):
+        adds = 0
+        subs = 0
+        for i in range(rec.change_count):
+            change = &rec.changes[i]
+            if change.from_sq != NO_SQUARE:
+                removed[subs] = feature_row(net, perspective, change.piece, change.from_sq)
+                subs += 1
+            if change.to_sq != NO_SQUARE:
+                added[adds] = feature_row(net, perspective, change.piece, change.to_sq)
+                adds += 1
+        s = src + perspective * n
+        d = dst + perspective * n
+        if adds == 1 and subs == 1:             # a quiet move, a promotion
+            add_sub(d, s, added[0], removed[0], n)
+        elif adds == 1 and subs == 2:           # a capture, en passant, a capture-promotion
+            add_sub_sub(d, s, added[0], removed[0], removed[1], n)
+        elif adds == 2 and subs == 2:           # castling
+            add2_sub2(d, s, added[0], added[1], removed[0], removed[1], n)
+        else:                                   # a null move; castling with a piece that stays
+            memcpy(d, s, n * sizeof(int16_t))
+            for i in range(adds):
+                add_row(d, added[i], n)
+            for i in range(subs):
+                sub_row(d, removed[i], n)
+
+
+cdef const int16_t* current_accumulators(AccumulatorStack* stack, const NetworkWeights* net,
+                                         const Board* b) noexcept nogil:
+    cdef int width = 2 * net.hidden, ply = b.game_ply, base = b.game_ply, slot, cost = 0
+    cdef int limit = popcount(b.occupied)
+    cdef int mask = ACCUMULATOR_SLOTS - 1
+    cdef const UndoRecord* rec
+    slot = ply & mask
+    if stack.computed[slot] and stack.keys[slot] == b.key:
+        return stack.values + slot * width
+    # Walk back along the game's records to the nearest position whose accumulators this thread
+    # knows, while replaying the moves from there stays cheaper than a refresh (about a row per
+    # piece and side); the search path, or the game before the root, usually has one a ply or two back.
+    while True:
+        if base == 0 or ply - base >= ACCUMULATOR_SLOTS - 1:
+            base = -1
+            break
+        rec = &b.history[base - 1]
+        cost += rec.change_count + 1
+        if cost > limit:
+            base = -1
+            break
+        base -= 1
+        if stack.computed[base & mask] and stack.keys[base & mask] == rec.key:
+            break
+    if base < 0:
+        refresh_accumulators(net, b, stack.values + slot * width)
+        stack.keys[slot] = b.key
+        stack.computed[slot] = 1
+        stack.refreshes += 1
+        return stack.values + slot * width
+    while base < ply:
+        # Every position on the way is kept: its siblings in the search start from it.
+        apply_changes(net, &b.history[base], stack.values + (base & mask) * width,
+                      stack.values + ((base + 1) & mask) * width)
+        stack.keys[(base + 1) & mask] = b.history[base + 1].key if base + 1 < ply else b.key
+        stack.computed[(base + 1) & mask] = 1
+        stack.updates += 1
+        base += 1
+    return stack.values + slot * width
+
+
+# ---------------------------------------------------------------- the output layer
+
+cdef inline int64_t floor_div(int64_t a, int64_t b) noexcept nogil:
+    """Python's floor division for b > 0, whether `//` compiles to C's truncation or not."""
+    cdef int64_t q = a // b
+    if q * b > a:
+        q -= 1
+    return q
+
+cdef int64_t screlu_chunked(const int16_t* acc, const int16_t* weights, int n, int16_t qa,
+                            int chunk) noexcept nogil:
+    """sum_j clamp(acc[j], 0, qa)^2 * weights[j], exactly, when |qa * weight| fits an int16 and
+    `chunk` products fit an int32 (the network checked both when it was built): v * w in 16 bits,
+    then (v * w) * v summed in 32 bits, which the compiler makes pmullw and pmaddwd."""
+    cdef int64_t total = 0
+    cdef int32_t part
+    cdef int start = 0, end, j
+    cdef int16_t v, vw
+    while start < n:
+        end = start + chunk if start + chunk < n else n
+        part = 0
+        for j in range(start, end):
+            v = acc[j]
+            v = v if v > 0 else 0
+            v = v if v < qa else qa
+            vw = <int16_t>(v * weights[j])
+            part += vw * v
+        total += part
+        start = end
+    return total
+
+cdef int64_t screlu_wide(const int16_t* acc, const int16_t* weights, int n, int16_t qa) noexcept nogil:
+    """The same sum with a 64-bit product per input: exact for any int16 weights."""
+    cdef int64_t total = 0
+    cdef int32_t v
+    cdef int j
+    for j in range(n):
+        v = acc[j]
+        v = v if v > 0 else 0
+        v = v if v < qa else qa
+        total += <int64_t>(v * v) * weights[j]
+    return total
+
+cdef int network_output(const NetworkWeights* net, const int16_t* acc, int side_to_move) noexcept nogil:
+    cdef int n = net.hidden
+    cdef const int16_t* us = acc + side_to_move * n
+    cdef const int16_t* them = acc + (1 - side_to_move) * n
+    cdef int16_t qa = <int16_t>net.qa
+    cdef int64_t total, raw, score
+    if net.output_chunk > 0:
+        total = (screlu_chunked(us, net.output_weights, n, qa, net.output_chunk)
+                 + screlu_chunked(them, net.output_weights + n, n, qa, net.output_chunk))
+    else:
+        total = screlu_wide(us, net.output_weights, n, qa) + screlu_wide(them, net.output_weights + n, n, qa)
+    raw = floor_div(total, net.qa) + net.output_bias
+    score = floor_div(raw * net.scale, <int64_t>net.qa * net.qb)
+    if score > EVAL_LIMIT:
+        return EVAL_LIMIT
+    if score < -EVAL_LIMIT:
+        return -EVAL_LIMIT
+    return <int>score
+
+
+cdef int nnue_evaluate(AccumulatorStack* stack, const NetworkWeights* net, const Board* b) noexcept nogil:
+    return network_output(net, current_accumulators(stack, net, b), b.side_to_move)
+
+
+# ---------------------------------------------------------------- a thread's stack
+
+cdef int stack_prepare(AccumulatorStack* stack, const NetworkWeights* net) noexcept nogil:
+    cdef void* block
+    cdef int16_t* values
+    if stack.hidden != net.hidden:
+        stack_free(stack)
+        values = <int16_t*>kestrel_aligned_calloc(
+            <size_t>ACCUMULATOR_SLOTS * 2 * <size_t>net.hidden * sizeof(int16_t), &block)
+        if values == NULL:
+            return -1
+        stack.values = values
+        stack.block = block
+        stack.hidden = net.hidden
+        stack.serial = 0
+    if stack.serial != net.serial:
+        memset(stack.computed, 0, sizeof(stack.computed))
+        stack.serial = net.serial
+    return 0
+
+cdef void stack_free(AccumulatorStack* stack) noexcept nogil:
+    free(stack.block)
+    stack.block = NULL
+    stack.values = NULL
+    stack.hidden = 0
+    stack.serial = 0
+    memset(stack.computed, 0, sizeof(stack.computed))
+
+
+# ---------------------------------------------------------------- the Python face of a network
+
+cdef inline size_t padded(size_t nbytes) noexcept nogil:
+    return (nbytes + 63) & ~(<size_t>63)
+
+
+cdef class Network:
+    """An NNUE network's weights in C memory, read by every search thread at once.
+
+    Built from the parameter arrays (any buffer of int16: ``array('h')``, a numpy array), as the
+    net file's reader (eval/nnue_file.py) gives them: ``feature_weights`` 768 x hidden,
+    feature-major; ``feature_bias`` hidden; ``output_weights`` 2 x hidden, the side to move's half
+    first.  The arrays are copied; ValueError for shapes or constants out of range.
+    """
+
+    def __cinit__(self, *args, **kwargs):
+        memset(&self.weights, 0, sizeof(NetworkWeights))
+        self.block = NULL
+
+    def __init__(self, int hidden, int qa, int qb, int scale, feature_weights: Any, feature_bias: Any,
+                 output_weights: Any, int output_bias) -> None:
+        global next_serial
+        cdef const int16_t[::1] fw
+        cdef const int16_t[::1] fb
+        cdef const int16_t[::1] ow
+        cdef size_t fw_bytes, fb_bytes, ow_bytes
+        cdef char* base
+        cdef void* block
+        cdef int j, largest = 0
+        cdef int64_t chunk
+        if self.block != NULL:
+            raise TypeError("a Network is built once: searchers may be reading its weights")
+        if hidden < NNUE_MIN_HIDDEN or hidden > NNUE_MAX_HIDDEN or hidden % NNUE_HIDDEN_STEP:
+            raise ValueError(f"hidden must be {NNUE_MIN_HIDDEN}..{NNUE_MAX_HIDDEN} and a multiple of "
+                             f"{NNUE_HIDDEN_STEP}, not {hidden}")
+        if not (1 <= qa <= INT16_LIMIT and 1 <= qb <= INT16_LIMIT and 1 <= scale <= MAX_SCALE):
+            raise ValueError(f"qa and qb must be 1..{INT16_LIMIT} and scale 1..{MAX_SCALE}; got qa {qa}, "
+                             f"qb {qb}, scale {scale}")
+        fw = feature_weights
+        fb = feature_bias
+        ow = output_weights
+        if fw.shape[0] != NNUE_INPUTS * hidden or fb.shape[0] != hidden or ow.shape[0] != 2 * hidden:
+            raise ValueError(f"a {hidden}-wide network needs {NNUE_INPUTS * hidden} feature weights, {hidden} "
+                             f"feature biases and {2 * hidden} output weights; got {fw.shape[0]}, "
+                             f"{fb.shape[0]}, {ow.shape[0]}")
+        fw_bytes = padded(NNUE_INPUTS * <size_t>hidden * sizeof(int16_t))
+        fb_bytes = padded(<size_t>hidden * sizeof(int16_t))
+        ow_bytes = padded(2 * <size_t>hidden * sizeof(int16_t))
+        base = <char*>kestrel_aligned_calloc(fw_bytes + fb_bytes + ow_bytes, &block)
+        if base == NULL:
+            raise MemoryError("cannot allocate the network's weights")
+        self.block = block
+        memcpy(base, &fw[0], NNUE_INPUTS * <size_t>hidden * sizeof(int16_t))
+        memcpy(base + fw_bytes, &fb[0], <size_t>hidden * sizeof(int16_t))
+        memcpy(base + fw_bytes + fb_bytes, &ow[0], 2 * <size_t>hidden * sizeof(int16_t))
+        for j in range(2 * hidden):
+            largest = max(largest, abs(<int>ow[j]))
+        # The 16-bit output path is exact when v * w fits an int16 for every v in 0..qa, and a
+        # chunk of (v * w) * v products fits an int32; otherwise every product is 64-bit.
+        chunk = 0
+        if qa * largest <= INT16_LIMIT:
+            chunk = hidden if largest == 0 else min(hidden, INT32_LIMIT // (<int64_t>qa * qa * largest))
+            chunk -= chunk % NNUE_HIDDEN_STEP
+        self.weights.hidden = hidden
+        self.weights.qa = qa
+        self.weights.qb = qb
+        self.weights.scale = scale
+        self.weights.output_bias = output_bias
+        self.weights.output_chunk = <int>chunk
+        self.weights.feature_weights = <const int16_t*>base
+        self.weights.feature_bias = <const int16_t*>(base + fw_bytes)
+        self.weights.output_weights = <const int16_t*>(base + fw_bytes + fb_bytes)
+        self.weights.serial = next_serial
+        next_serial += 1
+
+    def __dealloc__(self):
+        free(self.block)
+
+    @property
+    def hidden(self) -> int:
+        return self.weights.hidden
+
+    @property
+    def qa(self) -> int:
+        return self.weights.qa
+
+    @property
+    def qb(self) -> int:
+        return self.weights.qb
+
+    @property
+    def scale(self) -> int:
+        return self.weights.scale
+
+    @property
+    def output_bias(self) -> int:
+        return self.weights.output_bias
+
+    @property
+    def output_chunk(self) -> int:
+        """Inputs summed per 32-bit chunk by the 16-bit output path; 0 when it takes 64-bit products."""
+        return self.weights.output_chunk
+
+    def __repr__(self) -> str:
+        return f"Network(hidden={self.weights.hidden}, qa={self.weights.qa}, qb={self.weights.qb}, " \
+               f"scale={self.weights.scale})"
+
+
+def random_parameters(hidden: int = 256, seed: int = 1, output_range: int = 12) -> Dict[str, Any]:
+    """Network(**random_parameters(...)): seeded random weights of a trained net's magnitudes, for
+    tests and the bench.  Accumulators spread over about -250..400, so both clamps of the
+    activation bite; output weights are drawn from -output_range..output_range (above 128 the
+    network takes the 64-bit output path)."""
+    rng = random.Random(seed)
+    ours = [rng.randint(-output_range, output_range) for _ in range(hidden)]
+    # A trained net weighs the other side's units about as the negative of its own: a symmetric
+    # position then scores near zero.  The halves still differ, by a little noise.
+    noise = max(1, output_range // 8)
+    theirs = [max(-INT16_LIMIT - 1, min(INT16_LIMIT, -w + rng.randint(-noise, noise))) for w in ours]
+    return {
+        "hidden": hidden, "qa": 255, "qb": 64, "scale": 400,
+        "feature_weights": array("h", [max(-INT16_LIMIT, min(INT16_LIMIT, round(rng.gauss(0.0, 24.0))))
+                                       for _ in range(NNUE_INPUTS * hidden)]),
+        "feature_bias": array("h", [rng.randint(-64, 192) for _ in range(hidden)]),
+        "output_weights": array("h", ours + theirs),
+        "output_bias": rng.randint(-50, 50),
+    }
+
+
+def random_network(hidden: int = 256, seed: int = 1, output_range: int = 12) -> Network:
+    """A Network of random_parameters(hidden, seed, output_range)."""
+    return Network(**random_parameters(hidden, seed, output_range))
