@@ -4,12 +4,13 @@ The network is a perspective network: 768 inputs (colour relative to the perspec
 square seen from that side) into ``hidden`` units per side, clipped and squared (SCReLU), into
 one output.  For perspective p (0 White, 1 Black), a piece of colour c and type t (pawn 0 ..
 king 5) on square s (a1 = 0 .. h8 = 63) is input ``(0 if c == p else 384) + 64 * t + (s if p == 0
-else s ^ 56)``.  Then, exactly (int16 accumulators, 64-bit sums, floor division):
+else s ^ 56)``.  Then, exactly (int16 accumulators, 64-bit sums, division truncated toward zero as C's ``/``;
+eval/nnue_file.py is the format's one definition and ``evaluate_reference`` its ground truth):
 
     acc_p[j] = feature_bias[j] + sum of feature_weights[f * hidden + j] over p's inputs f
     v = clamp(acc, 0, qa)
-    raw = (sum_j v_us[j]^2 * w[j] + sum_j v_them[j]^2 * w[hidden + j]) // qa + output_bias
-    eval = raw * scale // (qa * qb), from the side to move's view, clamped to +-EVAL_LIMIT
+    raw = (sum_j v_us[j]^2 * w[j] + sum_j v_them[j]^2 * w[hidden + j]) / qa + output_bias
+    eval = raw * scale / (qa * qb), from the side to move's view, clamped to +-EVAL_LIMIT
 
 The accumulators are kept per search thread (AccumulatorStack) and brought up to date lazily:
 only a position that is evaluated needs them, and it is reached from the nearest ancestor
@@ -183,12 +184,11 @@ cdef const int16_t* current_accumulators(AccumulatorStack* stack, const NetworkW
 
 # ---------------------------------------------------------------- the output layer
 
-cdef inline int64_t floor_div(int64_t a, int64_t b) noexcept nogil:
-    """Python's floor division for b > 0, whether `//` compiles to C's truncation or not."""
-    cdef int64_t q = a // b
-    if q * b > a:
-        q -= 1
-    return q
+cdef inline int64_t truncated_div(int64_t a, int64_t b) noexcept nogil:
+    """C's signed division, truncated toward zero, as the file format defines it (setup.py
+    compiles with cdivision, so `//` is C's `/` here; the format does not depend on that)."""
+    cdef int64_t q = (a if a >= 0 else -a) // b
+    return q if a >= 0 else -q
 
 cdef int64_t screlu_chunked(const int16_t* acc, const int16_t* weights, int n, int16_t qa,
                             int chunk) noexcept nogil:
@@ -235,8 +235,8 @@ cdef int network_output(const NetworkWeights* net, const int16_t* acc, int side_
                  + screlu_chunked(them, net.output_weights + n, n, qa, net.output_chunk))
     else:
         total = screlu_wide(us, net.output_weights, n, qa) + screlu_wide(them, net.output_weights + n, n, qa)
-    raw = floor_div(total, net.qa) + net.output_bias
-    score = floor_div(raw * net.scale, <int64_t>net.qa * net.qb)
+    raw = truncated_div(total, net.qa) + net.output_bias
+    score = truncated_div(raw * net.scale, <int64_t>net.qa * net.qb)
     if score > EVAL_LIMIT:
         return EVAL_LIMIT
     if score < -EVAL_LIMIT:

@@ -14,6 +14,7 @@ import pytest
 
 from eval.api import IncrementalNnue, evaluate, nnue_accumulators, nnue_evaluate
 from eval.nnue import Network, random_network, random_parameters
+from eval.nnue_file import NetParameters, evaluate_reference
 from search.alphabeta_searcher import AlphaBetaSearcher
 from search.board.position import Position
 from search.limits import SearchLimits
@@ -66,9 +67,22 @@ def reference_evaluate(p: dict[str, Any], board: chess.Board) -> int:
         for j in range(hidden):
             v = min(max(acc[j], 0), qa)
             raw += v * v * weights[half * hidden + j]
-    raw = raw // qa + p["output_bias"]
-    value = raw * scale // (qa * qb)
+    raw = truncated(raw, qa) + p["output_bias"]
+    value = truncated(raw * scale, qa * qb)
     return max(-EVAL_LIMIT, min(EVAL_LIMIT, value))
+
+
+def truncated(numerator: int, denominator: int) -> int:
+    """Integer division toward zero, as the file format defines it (C's `/`)."""
+    quotient = abs(numerator) // denominator
+    return quotient if numerator >= 0 else -quotient
+
+
+def test_this_reference_is_the_file_formats_reference(params: dict[str, Any]) -> None:
+    net_params = NetParameters(description="", **{k: (array("h", v) if k.endswith(("weights", "bias"))
+                                                      and k != "output_bias" else v) for k, v in params.items()})
+    for board in random_boards(40, seed=12):
+        assert reference_evaluate(params, board) == evaluate_reference(net_params, board.fen())
 
 
 def random_boards(count: int, seed: int, plies: int = 80) -> list[chess.Board]:
@@ -148,16 +162,16 @@ def test_extreme_weights_wrap_alike_incrementally_and_afresh() -> None:
     walk_and_compare(net, START, False, seed=5, plies=60, reference=p)
 
 
-def test_floor_division_of_negative_sums() -> None:
+def test_division_of_negative_sums_truncates_toward_zero() -> None:
     """Only the output bias and one weight: raw and the final division are negative, not exact."""
     hidden = 16
     p = {"hidden": hidden, "qa": 255, "qb": 64, "scale": 400, "feature_weights": array("h", [0] * (768 * hidden)),
          "feature_bias": array("h", [7] * hidden), "output_weights": array("h", [0] * (2 * hidden)), "output_bias": -1}
     p["output_weights"][3] = -1
     board = chess.Board()
-    # 7^2 * -1 = -49; -49 // 255 = -1; raw -2; -2 * 400 // 16320 = -1 (C would say 0 twice).
-    assert reference_evaluate(p, board) == -1
-    assert nnue_evaluate(Network(**p), Position()) == -1
+    # 7^2 * -1 = -49; -49 / 255 = 0 (floor division would say -1); raw -1; -400 / 16320 = 0 (not -1).
+    assert reference_evaluate(p, board) == 0
+    assert nnue_evaluate(Network(**p), Position()) == 0
 
 
 # ---------------------------------------------------------------- symmetry

@@ -173,8 +173,10 @@ def _set_search_params(searcher: Any, text: Any) -> None:
     searcher.set_params(values)
 
 
-def build_options(search_modes: tuple[str, ...] = ("AlphaBeta",), mcts_exploration: float = 0.05) -> OptionTable:
-    """Every option Kestrel declares; the MCTS ones only when the MCTS searcher is there."""
+def build_options(search_modes: tuple[str, ...] = ("AlphaBeta",), mcts_exploration: float = 0.05,
+                  eval_file_default: str = "<built-in>") -> OptionTable:
+    """Every option Kestrel declares; the MCTS ones only when the MCTS searcher is there.
+    `eval_file_default` is the built-in net's file name (EvalFile's default, as Stockfish declares it)."""
     options = [
         Option("Hash", "spin", 16, 1, MAX_HASH_MB, apply=_set_hash),
         # Lazy SMP threads of the alpha-beta searcher; threads growing one tree in MCTS.
@@ -197,6 +199,9 @@ def build_options(search_modes: tuple[str, ...] = ("AlphaBeta",), mcts_explorati
         Option("Syzygy50MoveRule", "check", True),
         Option("SyzygyProbeLimit", "spin", 7, 0, 7),
         Option("UCI_ShowWDL", "check", False),
+        # The learned evaluation (uci_engine/evaluation.py); false plays with eval/weights.py's.
+        Option("Use NNUE", "check", True),
+        Option("EvalFile", "string", eval_file_default),
         # Sent by some GUIs; accepted, and they change nothing in the search.
         Option("UCI_AnalyseMode", "check", False),
         Option("UCI_Opponent", "string", ""),

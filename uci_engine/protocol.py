@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 from uci_engine import ENGINE_AUTHOR, ENGINE_NAME, ENGINE_VERSION, core
 from uci_engine.book import OpeningBook
 from uci_engine.display import board_lines
+from uci_engine.evaluation import EvaluationChoice
 from uci_engine.jobs import Answer, Job, SearchJob, TaskJob
 from uci_engine.options import OptionError, OptionValue, build_options, shown
 from uci_engine.output import Output, format_info
@@ -63,7 +64,8 @@ class UciEngine:
     def __init__(self, out: Output) -> None:
         self.out = out
         modes = core.search_modes()
-        self.options = build_options(modes, core.mcts_exploration_default(0.05))
+        self._evaluation = EvaluationChoice()
+        self.options = build_options(modes, core.mcts_exploration_default(0.05), self._evaluation.builtin_name())
         self.debug = False
         self._position: Position | None = None   # None until needed: the start position
         self._searchers: dict[str, Searcher] = {}   # SearchMode -> searcher, made on first use
@@ -208,6 +210,10 @@ class UciEngine:
                 self.out.info_string(f"{option.name} {option.value} failed ({type(exc).__name__}: {exc}); "
                                      f"keeping {previous}")
                 option.value = previous
+        network, problems = self._evaluation.network(bool(self.options.value("Use NNUE")))
+        for problem in problems:
+            self.out.info_string(problem)
+        searcher.set_network(network)    # clears the searcher's tables when the evaluation changes
         # Probes inside the tree (the root is probed before the search, in _consult_tablebases).
         searcher.set_tablebase_probe(
             self._tablebases.wdl_prober(bool(self.options.value("Syzygy50MoveRule"))),
@@ -265,6 +271,9 @@ class UciEngine:
                                      f"({type(exc).__name__}: {exc}); no book in use")
         elif option.name == "Clear Hash":
             self._clear_pending = True
+        elif option.name == "EvalFile":
+            for message in self._evaluation.open(str(option.value)):
+                self.out.info_string(message)
         elif option.name == "SyzygyPath":
             for problem in self._tablebases.open(str(option.value)):
                 self.out.info_string(problem)
@@ -272,7 +281,7 @@ class UciEngine:
                 self.out.info_string("SyzygyPath: no tables loaded; playing without tablebases")
             elif self._tablebases.available:
                 self.out.info_string(f"SyzygyPath: tables up to {self._tablebases.max_pieces} pieces loaded")
-        if option.apply is not None or option.name in ("Clear Hash", "SearchMode"):
+        if option.apply is not None or option.name in ("Clear Hash", "SearchMode", "EvalFile", "Use NNUE"):
             if self._idle():
                 self._sync()
             else:

@@ -1,0 +1,112 @@
+"""The learned evaluation through UCI: `Use NNUE`, `EvalFile`, and bad net files that change nothing."""
+
+from __future__ import annotations
+
+import re
+from array import array
+from pathlib import Path
+
+import pytest
+from conftest import UciProcess, bestmoves, info_strings
+
+from eval.networks import BUILTIN_NET, builtin_path
+from eval.nnue import random_parameters
+from eval.nnue_file import QA, QB, NetParameters, net_bytes, read_net, write_net
+
+CONSTANT_CP = 1235      # what the constant net below says about every position, for the side to move
+
+
+def constant_net(path: Path) -> Path:
+    """A net whose only weight is its output bias: every position is +CONSTANT_CP for the side to move."""
+    hidden = 16
+    write_net(path, NetParameters(hidden=hidden, qa=QA, qb=QB, scale=400, description="test: constant",
+                                  feature_weights=array("h", [0] * (768 * hidden)),
+                                  feature_bias=array("h", [0] * hidden),
+                                  output_weights=array("h", [0] * (2 * hidden)),
+                                  output_bias=CONSTANT_CP * QA * QB // 400))
+    return path
+
+
+def random_net(path: Path) -> Path:
+    p = random_parameters(hidden=64, seed=3)
+    write_net(path, NetParameters(description="test: random", **{k: v for k, v in p.items()}))
+    return path
+
+
+def answer_to(engine: UciProcess, line: str) -> list[str]:
+    engine.send(line)
+    return info_strings(engine.ready())
+
+
+def depth_one_score(engine: UciProcess) -> int:
+    """The cp score of `go depth 1` from the start position (the children's evaluation, negated)."""
+    engine.send("position startpos", "go depth 1")
+    lines = engine.read_until(lambda line: line.startswith("bestmove"))
+    scores = [int(m.group(1)) for line in lines if (m := re.search(r" score cp (-?\d+)", line))]
+    assert scores and bestmoves(lines), lines
+    return scores[-1]
+
+
+def test_the_options_are_declared_as_stockfish_declares_them(engine: UciProcess) -> None:
+    lines = engine.handshake()
+    assert "option name Use NNUE type check default true" in lines
+    assert f"option name EvalFile type string default {BUILTIN_NET}" in lines
+
+
+def test_the_built_in_net_ships_and_plays(engine: UciProcess) -> None:
+    params = read_net(builtin_path())          # checksum and format checked
+    assert params.hidden >= 128 and "nnue_train" in params.description
+    engine.handshake()
+    assert answer_to(engine, "isready") == []   # no complaint about the built-in net
+    engine.send("position startpos", "go depth 6")
+    assert bestmoves(engine.read_until(lambda line: line.startswith("bestmove")))
+
+
+def test_an_eval_file_is_used_and_use_nnue_false_turns_it_off(engine: UciProcess, tmp_path: Path) -> None:
+    net = constant_net(tmp_path / "constant.nnue")
+    engine.handshake()
+    reply = answer_to(engine, f"setoption name EvalFile value {net}")
+    assert reply == [f"EvalFile '{net}' loaded: 16 hidden units"]
+    # After White's move every child is +CONSTANT_CP for Black: the root's score is its negation.
+    assert depth_one_score(engine) == -CONSTANT_CP
+    engine.send("setoption name Use NNUE value false")
+    weighted = depth_one_score(engine)
+    assert abs(weighted) < 200
+    engine.send("setoption name Use NNUE value true")
+    assert depth_one_score(engine) == -CONSTANT_CP
+    # Back to the built-in net by its name.
+    assert answer_to(engine, f"setoption name EvalFile value {BUILTIN_NET}") == []
+    assert depth_one_score(engine) != -CONSTANT_CP
+
+
+@pytest.mark.parametrize("damage, reason", [
+    ("missing", "No such file"),
+    ("truncated", "truncated"),
+    ("flipped", "checksum"),
+    ("not a net", "not a Kestrel NNUE net"),
+])
+def test_a_bad_eval_file_is_reported_and_the_built_in_net_plays(engine: UciProcess, tmp_path: Path,
+                                                                 damage: str, reason: str) -> None:
+    good = random_net(tmp_path / "good.nnue")
+    data = good.read_bytes()
+    bad = tmp_path / "bad.nnue"
+    if damage == "truncated":
+        bad.write_bytes(data[: len(data) // 2])
+    elif damage == "flipped":
+        bad.write_bytes(data[:1000] + bytes([data[1000] ^ 1]) + data[1001:])
+    elif damage == "not a net":
+        bad.write_text("hello, I am a text file\n" * 40)
+    engine.handshake()
+    constant = constant_net(tmp_path / "constant.nnue")
+    answer_to(engine, f"setoption name EvalFile value {constant}")
+    reply = answer_to(engine, f"setoption name EvalFile value {bad}")
+    assert len(reply) == 1 and reason.lower() in reply[0].lower() and "playing with the built-in net" in reply[0], reply
+    # The constant net is gone: the built-in one plays, and the engine keeps serving.
+    assert depth_one_score(engine) != -CONSTANT_CP
+    engine.send("position startpos moves e2e4", "go depth 4")
+    assert bestmoves(engine.read_until(lambda line: line.startswith("bestmove")))
+
+
+def test_net_bytes_round_trip_for_the_loader(tmp_path: Path) -> None:
+    path = random_net(tmp_path / "r.nnue")
+    assert net_bytes(read_net(path)) == path.read_bytes()
