@@ -6,9 +6,9 @@ search changes.  Nodes per second is the speed figure.  Run it as
 The signature is that of one thread; with more threads (Lazy SMP) the node count
 varies from run to run and only nodes per second is a figure.
 
-``--nnue random[:HIDDEN]`` runs the bench twice in one go, with the weighted evaluation and
-then with a seeded random NNUE network (256 wide unless HIDDEN says), and compares their
-speed.  The network's node count is not the signature: another evaluation searches another tree.
+``--nnue NET`` runs the bench twice in one go, with the weighted evaluation and then with an
+NNUE network, and compares their speed: NET is ``builtin`` (the shipped net), a net file, or
+``random[:HIDDEN]`` (a seeded random network, 256 wide unless HIDDEN says).  The network's node count is not the signature: another evaluation searches another tree.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Callable
 
+from eval.networks import builtin_network, load_network
 from eval.nnue import Network, random_network
 from search.board.position import Position
 from search.limits import SearchLimits, checked_thread_count
@@ -83,24 +84,31 @@ def run_bench(depth: int | None = None, hash_mb: int = 16, out: Callable[[str], 
     return total_nodes, nps
 
 
-def parse_nnue(args: list[str]) -> tuple[list[str], int | None]:
-    """`args` without `--nnue random[:HIDDEN]`, and HIDDEN (None when the flag is absent)."""
+def parse_nnue(args: list[str]) -> tuple[list[str], Network | None]:
+    """`args` without `--nnue NET`, and the network it names (None when the flag is absent);
+    ValueError or OSError when NET cannot be had."""
     if "--nnue" not in args:
         return args, None
     at = args.index("--nnue")
     value = args[at + 1] if at + 1 < len(args) else ""
+    rest = args[:at] + args[at + 2:]
     kind, _, width = value.partition(":")
-    if kind != "random" or (width and not width.isdigit()):
-        raise ValueError(f"--nnue takes random or random:HIDDEN, not {value!r}")
-    return args[:at] + args[at + 2:], int(width) if width else 256
+    if kind == "random":
+        if width and not width.isdigit():
+            raise ValueError(f"--nnue random:HIDDEN takes a number, not {value!r}")
+        return rest, random_network(int(width) if width else 256)
+    if value == "builtin":
+        return rest, builtin_network()
+    if not value:
+        raise ValueError("--nnue takes builtin, a net file or random[:HIDDEN]")
+    return rest, load_network(value)[0]
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     try:
-        args, hidden = parse_nnue(args)
-        network = None if hidden is None else random_network(hidden)
-    except ValueError as error:
+        args, network = parse_nnue(args)
+    except (OSError, ValueError) as error:
         print(f"bench: {error}", file=sys.stderr)
         return 2
     try:
@@ -118,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print("== the weighted evaluation")
     _, weighted_nps = run_bench(depth, threads=threads)
-    print(f"== NNUE: a random {network.hidden}-wide network (output_chunk {network.output_chunk})")
+    print(f"== NNUE: a {network.hidden}-wide network (output_chunk {network.output_chunk})")
     _, nnue_nps = run_bench(depth, threads=threads, network=network)
     print(f"NNUE nodes/second: {nnue_nps} against {weighted_nps} weighted ({100 * nnue_nps / weighted_nps:.0f}%)")
     return 0
