@@ -107,6 +107,16 @@ def test_a_bad_eval_file_is_reported_and_the_built_in_net_plays(engine: UciProce
     assert bestmoves(engine.read_until(lambda line: line.startswith("bestmove")))
 
 
+def test_eval_shows_the_nets_score(engine: UciProcess, tmp_path: Path) -> None:
+    engine.handshake()
+    answer_to(engine, f"setoption name EvalFile value {constant_net(tmp_path / 'constant.nnue')}")
+    engine.send("eval")
+    assert f"NNUE evaluation {CONSTANT_CP} (side to move), the one the search uses" in engine.read_until("NNUE")
+    engine.send("setoption name Use NNUE value false", "eval")
+    lines = engine.read_until(lambda text: "total" in text)
+    assert not any("NNUE" in text for text in engine.ready() + lines)
+
+
 def test_net_bytes_round_trip_for_the_loader(tmp_path: Path) -> None:
     path = random_net(tmp_path / "r.nnue")
     assert net_bytes(read_net(path)) == path.read_bytes()

@@ -489,8 +489,16 @@ class UciEngine:
         self.out.lines(board_lines(self._current_position()))
 
     def _eval(self, args: list[str], line: str) -> None:
+        """The weighted evaluation term by term, then the net's score when `Use NNUE` is on."""
         evaluation = core.module("eval")
-        self.out.lines(evaluation.format_breakdown(evaluation.breakdown(self._current_position())).splitlines())
+        position = self._current_position()
+        self.out.lines(evaluation.format_breakdown(evaluation.breakdown(position)).splitlines())
+        network, problems = self._evaluation.network(bool(self.options.value("Use NNUE")))
+        for problem in problems:
+            self.out.info_string(problem)
+        if network is not None:
+            score = core.module("eval.api").nnue_evaluate(network, position)
+            self.out.line(f"NNUE evaluation {score} (side to move), the one the search uses")
 
 
 def _no_result() -> None:
