@@ -172,3 +172,32 @@ def test_dask_workers_write_their_own_shards(tmp_path: Path) -> None:
     assert held >= 60 and len(shards) == 1 and shards[0].startswith("dask-")
     records = list(read_records(os.path.join(out, shards[0])))
     assert len(records) == held and all(chess.Board(r.fen).is_valid() for r in records)
+
+
+def test_sigterm_stops_a_background_run_cleanly(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+    out = tmp_path / "data"
+    command = [sys.executable, "-m", "tools.datagen", "generate", "--out", str(out), "--positions", "10000000",
+               "--workers", "2", "--soft-nodes", "300", "--hard-nodes", "3000", "--progress-every", "0.5"]
+    # As nohup starts it: SIGINT ignored, so SIGTERM is the way to stop it.
+    run = subprocess.Popen(command, cwd=Path(__file__).resolve().parent.parent, stderr=subprocess.PIPE, text=True,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not any(out.glob("*.kpos")):
+        time.sleep(0.2)
+    children = psutil.Process(run.pid).children(recursive=True)
+    run.send_signal(signal.SIGTERM)
+    _, err = run.communicate(timeout=30)
+    assert run.returncode == 130, err
+    assert "interrupted; run the same command again to go on" in err
+    shards = list(out.glob("*.kpos"))
+    assert shards and all(shard.stat().st_size % RECORD_SIZE == 0 for shard in shards)
+    held = sum(shard.stat().st_size for shard in shards) // RECORD_SIZE
+    manifest = (out / "datagen.json").read_text()
+    assert f'"positions": {held}' in manifest
+    gone, alive = psutil.wait_procs(children, timeout=30)
+    assert not alive, "worker processes outlived the run"

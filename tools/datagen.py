@@ -29,6 +29,7 @@ import concurrent.futures
 import json
 import os
 import random
+import signal
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -294,24 +295,28 @@ def _local_games(workers: int, first: int, seed: int, settings: Settings) -> Ite
     next_index = first
     replay: list[int] = []
     while True:
-        with concurrent.futures.ProcessPoolExecutor(max_workers=workers) as pool:
-            pending: dict[concurrent.futures.Future[GameRecords], int] = {}
-            try:
-                while True:
-                    while len(pending) < 2 * workers:
-                        if replay:
-                            index = replay.pop()
-                        else:
-                            index, next_index = next_index, next_index + 1
-                        pending[pool.submit(play_game, index, seed, settings)] = index
-                    done, _ = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
-                    for future in done:
-                        game = future.result()
-                        del pending[future]
-                        yield game
-            except concurrent.futures.process.BrokenProcessPool:
-                print("datagen: a worker process died; its game is replayed", file=sys.stderr)
-                replay = sorted(pending.values(), reverse=True)
+        pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers)
+        pending: dict[concurrent.futures.Future[GameRecords], int] = {}
+        try:
+            while True:
+                while len(pending) < 2 * workers:
+                    if replay:
+                        index = replay.pop()
+                    else:
+                        index, next_index = next_index, next_index + 1
+                    pending[pool.submit(play_game, index, seed, settings)] = index
+                done, _ = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
+                for future in done:
+                    game = future.result()
+                    del pending[future]
+                    yield game
+        except concurrent.futures.process.BrokenProcessPool:
+            print("datagen: a worker process died; its game is replayed", file=sys.stderr)
+            replay = sorted(pending.values(), reverse=True)
+        finally:
+            # Stopping (the target reached, Ctrl-C, SIGTERM): the games in flight are dropped, and
+            # each worker exits after the game it is playing instead of the coordinator waiting.
+            pool.shutdown(wait=False, cancel_futures=True)
 
 
 def _dask_games(address: str, first: int, seed: int, settings: Settings) -> Iterator[GameRecords]:
@@ -423,6 +428,10 @@ def _book_lines(path: str) -> tuple[str, ...]:
         return tuple(line.strip() for line in handle if line.strip() and not line.startswith("#"))
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.datagen", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
@@ -472,6 +481,9 @@ def main(argv: list[str] | None = None) -> int:
     settings = Settings(soft_nodes=args.soft_nodes, hard_nodes=args.hard_nodes, hash_mb=args.hash,
                         random_plies=args.random_plies, book=args.book, book_lines=book_lines,
                         max_plies=args.max_plies, syzygy=args.syzygy)
+    # A background run (nohup, a job scheduler) ignores Ctrl-C and is stopped by SIGTERM: both end
+    # the run the same way, with the shards flushed and the manifest written.
+    signal.signal(signal.SIGTERM, _interrupt)
     try:
         generate(args.out, args.positions, settings, args.seed, workers=args.workers, dask=args.dask,
                  progress_every=args.progress_every)
