@@ -8,7 +8,8 @@ varies from run to run and only nodes per second is a figure.
 
 ``--nnue NET`` runs the bench twice in one go, with the weighted evaluation and then with an
 NNUE network, and compares their speed: NET is ``builtin`` (the shipped net), a net file, or
-``random[:HIDDEN]`` (a seeded random network, 256 wide unless HIDDEN says).  The network's node count is not the signature: another evaluation searches another tree.
+``random[:HIDDEN]`` (a seeded random network, 256 wide unless HIDDEN says).  The network's node
+count is not the weighted signature: another evaluation searches another tree.
 """
 
 from __future__ import annotations
