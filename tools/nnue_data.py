@@ -152,3 +152,29 @@ def load_array(path: str) -> Any:
     if count == 0:
         return np.zeros(0, dtype=record_dtype())
     return np.memmap(path, dtype=record_dtype(), mode="r", shape=(count,))
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Print records as text, one per line: FEN, score and result (the reader from the shell)."""
+    import argparse
+    import sys
+    parser = argparse.ArgumentParser(prog="python -m tools.nnue_data",
+                                     description="Print training records (.kpos) as 'FEN | score | result'.")
+    parser.add_argument("files", nargs="+", help=".kpos files")
+    parser.add_argument("--limit", type=int, default=0, help="at most this many records per file (0: all)")
+    args = parser.parse_args(argv)
+    results = {RESULT_LOSS: "loss", RESULT_DRAW: "draw", RESULT_WIN: "win"}
+    for path in args.files:
+        try:
+            for count, record in enumerate(read_records(path), 1):
+                print(f"{record.fen} | {record.score} | {results.get(record.result, record.result)}")
+                if count == args.limit:
+                    break
+        except (OSError, ValueError) as err:
+            print(f"nnue_data: {path}: {err}", file=sys.stderr)
+            return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
