@@ -20,3 +20,16 @@ def test_bench_signature() -> None:
         f"bench: {nodes} nodes, the signature is {BENCH_SIGNATURE}: this change alters the searched tree; "
         "if it should, update BENCH_SIGNATURE with its SPRT in the ledger")
     assert f"Nodes searched  : {BENCH_SIGNATURE}" in lines     # what `python -m search.bench` prints
+
+
+# The same bench with the shipped net (eval/nets/kestrel-1.nnue): a new net or a change to the
+# inference that alters a score changes it, so it is pinned alike, with its SPRT in the ledger.
+NNUE_BENCH_SIGNATURE = 1674048
+
+
+def test_nnue_bench_signature() -> None:
+    from eval.networks import builtin_network
+    nodes, _ = run_bench(out=lambda line: None, network=builtin_network())
+    assert nodes == NNUE_BENCH_SIGNATURE, (
+        f"bench with the built-in net: {nodes} nodes, the signature is {NNUE_BENCH_SIGNATURE}: the net or its "
+        "inference changed; if it should, update NNUE_BENCH_SIGNATURE with the net's SPRT in the ledger")

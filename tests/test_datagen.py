@@ -201,3 +201,22 @@ def test_sigterm_stops_a_background_run_cleanly(tmp_path: Path) -> None:
     assert f'"positions": {held}' in manifest
     gone, alive = psutil.wait_procs(children, timeout=30)
     assert not alive, "worker processes outlived the run"
+
+
+def test_nnue_compare_scores_the_weighted_evaluation_and_nets(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from net_files import constant_net_file
+
+    from eval.api import evaluate
+    from tools import nnue_compare
+    fens = random_fens(60, seed=21)
+    records = tmp_path / "val.kpos"
+    # Scores equal to the weighted evaluation: its correlation with them is exactly 1.
+    records.write_bytes(b"".join(pack(fen, evaluate(Position(fen)), RESULT_DRAW) for fen in fens))
+    net = constant_net_file(tmp_path / "constant.nnue")
+    assert nnue_compare.main([str(records), str(net), "--every", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == f"60 positions of {records}"
+    weighted, constant = lines[2].split(), lines[3].split()
+    assert weighted[0] == "weighted" and float(weighted[1]) == pytest.approx(1.0)
+    assert constant[0] == str(net) and float(constant[1]) == 0.0     # a constant predicts nothing

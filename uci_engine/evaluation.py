@@ -1,6 +1,6 @@
 """Which evaluation the searchers play with: the built-in net, an `EvalFile` net, or the weighted one.
 
-`Use NNUE` (default true) picks the learned evaluation; `EvalFile` names its net, the built-in one
+`Use NNUE` picks the learned evaluation (off by default until a net beats the weighted one in games); `EvalFile` names its net, the built-in one
 (shipped in the package) by default.  A net file that is missing, truncated or corrupt is reported
 with an `info string` naming the problem, and the engine plays on with the built-in net.  The
 nets are read through ``eval.networks`` (the compiled core, imported on first need).

@@ -199,8 +199,9 @@ def build_options(search_modes: tuple[str, ...] = ("AlphaBeta",), mcts_explorati
         Option("Syzygy50MoveRule", "check", True),
         Option("SyzygyProbeLimit", "spin", 7, 0, 7),
         Option("UCI_ShowWDL", "check", False),
-        # The learned evaluation (uci_engine/evaluation.py); false plays with eval/weights.py's.
-        Option("Use NNUE", "check", True),
+        # The learned evaluation (uci_engine/evaluation.py), off by default until a net beats the
+        # weighted evaluation of eval/weights.py in an SPRT: the first one lost (ledger nnue-1-sprt).
+        Option("Use NNUE", "check", False),
         Option("EvalFile", "string", eval_file_default),
         # Sent by some GUIs; accepted, and they change nothing in the search.
         Option("UCI_AnalyseMode", "check", False),

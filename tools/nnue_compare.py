@@ -1,0 +1,69 @@
+"""How well evaluations predict held-out positions: ``python -m tools.nnue_compare VAL.kpos [NET ...]``.
+
+For the records of a ``.kpos`` file (positions from games the nets were not trained on), it prints, for
+the weighted evaluation and for each net file: the correlation of its static score with the search
+score, and the trainer's loss (the mean squared error, in win probability, against
+``lambda * sigmoid(score / scale) + (1 - lambda) * result / 2``).  It is a quick check before games:
+a net that predicts worse than the weighted evaluation will not beat it; one that predicts better
+still has to show it in an SPRT.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+
+from eval.api import evaluate, nnue_evaluate
+from eval.networks import load_network
+from search.board.position import Position
+from tools.nnue_data import read_records
+
+
+def correlation(xs: list[float], ys: list[float]) -> float:
+    """Pearson's correlation; 0 when either side is constant."""
+    n = len(xs)
+    mean_x, mean_y = sum(xs) / n, sum(ys) / n
+    cov = sum((x - mean_x) * (y - mean_y) for x, y in zip(xs, ys, strict=True))
+    var_x = sum((x - mean_x) ** 2 for x in xs)
+    var_y = sum((y - mean_y) ** 2 for y in ys)
+    return cov / math.sqrt(var_x * var_y) if var_x > 0 and var_y > 0 else 0.0
+
+
+def sigmoid(x: float) -> float:
+    return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, x))))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.nnue_compare", description=__doc__.split("\n\n")[0])
+    parser.add_argument("records", help="held-out .kpos file")
+    parser.add_argument("nets", nargs="*", help="net files to compare with the weighted evaluation")
+    parser.add_argument("--every", type=int, default=10, help="use every Nth record (default %(default)s)")
+    parser.add_argument("--lambda", dest="lam", type=float, default=0.75, help="the trainer's lambda")
+    parser.add_argument("--scale", type=float, default=400.0, help="the trainer's scale")
+    args = parser.parse_args(argv)
+    try:
+        nets = {path: load_network(path)[0] for path in args.nets}
+        rows = [(Position(r.fen), r.score, r.result) for i, r in enumerate(read_records(args.records))
+                if i % max(1, args.every) == 0]
+    except (OSError, ValueError) as err:
+        print(f"nnue_compare: {err}", file=sys.stderr)
+        return 1
+    if len(rows) < 2:
+        print("nnue_compare: fewer than two records", file=sys.stderr)
+        return 1
+    scores = [float(score) for _, score, _ in rows]
+    targets = [args.lam * sigmoid(score / args.scale) + (1 - args.lam) * result / 2 for _, score, result in rows]
+    print(f"{len(rows):,} positions of {args.records}")
+    print(f"{'evaluation':<40} {'corr(score)':>12} {'loss':>10}")
+    for name in ["weighted", *nets]:
+        net = nets.get(name)
+        values = [float(evaluate(position) if net is None else nnue_evaluate(net, position))
+                  for position, _, _ in rows]
+        loss = sum((sigmoid(v / args.scale) - t) ** 2 for v, t in zip(values, targets, strict=True)) / len(rows)
+        print(f"{name:<40} {correlation(values, scores):>12.4f} {loss:>10.6f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
