@@ -129,9 +129,9 @@ def test_merge_drops_duplicate_positions_and_keeps_the_first(tmp_path: Path) -> 
     a.write_bytes(b"".join(pack(fen, 1, RESULT_WIN) for fen in fens[:30]))
     b.write_bytes(b"".join(pack(fen, 2, RESULT_LOSS) for fen in fens[20:]))
     out = tmp_path / "all.kpos"
-    read, written = datagen.merge([str(a), str(b)], str(out), dedup=True, shuffle=True, seed=1)
+    read, added, written = datagen.merge([str(a), str(b)], str(out), dedup=True, shuffle=True, seed=1)
     distinct = len(set(" ".join(fen.split()[:4]) for fen in fens))
-    assert (read, written) == (60, distinct)
+    assert (read, added, written) == (60, 0, distinct)
     records = list(read_records(str(out)))
     assert len({r.fen for r in records}) == distinct
     # The first file's label wins for the positions both files hold.
@@ -220,3 +220,25 @@ def test_nnue_compare_scores_the_weighted_evaluation_and_nets(tmp_path: Path,
     weighted, constant = lines[2].split(), lines[3].split()
     assert weighted[0] == "weighted" and float(weighted[1]) == pytest.approx(1.0)
     assert constant[0] == str(net) and float(constant[1]) == 0.0     # a constant predicts nothing
+
+
+def mirror_fen(fen: str) -> str:
+    placement, turn, castling, ep, *rest = fen.split()
+    ranks = ["".join(reversed(chess.Board(f"{placement} w - - 0 1").board_fen().split("/")[i]))
+             for i in range(8)]
+    ep = ep if ep == "-" else "abcdefgh"[7 - "abcdefgh".index(ep[0])] + ep[1]
+    return " ".join(["/".join(ranks), turn, castling, ep, *rest])
+
+
+def test_mirrored_records_are_the_positions_flipped_left_to_right() -> None:
+    import numpy as np
+    fens = random_fens(400, seed=31) + ["4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2"]
+    data = np.frombuffer(b"".join(pack(fen, i, i % 3) for i, fen in enumerate(fens)), dtype=np.uint8)
+    records = data.reshape(-1, RECORD_SIZE)
+    flipped = datagen.mirrored(records)
+    without_castling = [(i, fen) for i, fen in enumerate(fens) if fen.split()[2] == "-"]
+    assert len(flipped) == len(without_castling) > 50
+    for (index, fen), row in zip(without_castling, flipped, strict=True):
+        record = unpack(row.tobytes())
+        assert record.fen == mirror_fen(fen) and (record.score, record.result) == (index, index % 3)
+    assert (datagen.mirrored(flipped) == records[[i for i, _ in without_castling]]).all()

@@ -381,18 +381,53 @@ def generate(directory: str, target: int, settings: Settings, seed: int, workers
     return writer.positions
 
 
-def merge(inputs: list[str], output: str, dedup: bool, shuffle: bool, seed: int) -> tuple[int, int]:
-    """Concatenate shards into `output`; (records read, records written).  With `dedup`, the first
+def mirrored(records: Any) -> Any:
+    """The records (an (N, 32) uint8 array) of positions without castling rights, mirrored left to
+    right (a-file <-> h-file): chess is the same game there, so each is one more training position
+    with the same score and result.  Records with castling rights are left out (castling is not
+    symmetric)."""
+    import numpy as np
+    kept = records[(records[:, 27] & 0x0F) == 0]
+    count = len(kept)
+    occupied = kept[:, :8].copy().view("<u8").ravel()
+    squares = np.arange(64, dtype=np.uint64)
+    bits = ((occupied[:, None] >> squares) & np.uint64(1)).astype(bool)
+    nibbles = np.empty((count, 32), dtype=np.uint8)
+    nibbles[:, 0::2] = kept[:, 8:24] & 15
+    nibbles[:, 1::2] = kept[:, 8:24] >> 4
+    # The k-th occupied square (in increasing order) holds the k-th nibble.
+    rank = np.clip(np.cumsum(bits, axis=1) - 1, 0, 31)
+    board = np.where(bits, np.take_along_axis(nibbles, rank, axis=1), 12).astype(np.uint8)
+    board = board[:, np.arange(64) ^ 7]
+    bits = board != 12
+    out = kept.copy()
+    out[:, :8] = (bits.astype(np.uint64) << squares).sum(axis=1).astype("<u8").view(np.uint8).reshape(count, 8)
+    order = np.argsort(~bits, axis=1, kind="stable")[:, :32]
+    codes = np.take_along_axis(board, order, axis=1)
+    codes[np.arange(32)[None, :] >= bits.sum(axis=1)[:, None]] = 0
+    out[:, 8:24] = codes[:, 0::2] | (codes[:, 1::2] << 4)
+    ep = out[:, 28]
+    out[:, 28] = np.where(ep < 64, ep ^ 7, ep)
+    return out
+
+
+def merge(inputs: list[str], output: str, dedup: bool, shuffle: bool, seed: int,
+          mirror: bool = False) -> tuple[int, int, int]:
+    """Concatenate shards into `output`; (records read, mirror images added, records written).  With `dedup`, the first
     record of each position is kept (the board, side to move, castling and en passant: the same
     position with other labels or clocks is a duplicate).  numpy does the work, so tens of millions
-    of records take seconds, not a Python set."""
+    of records take seconds, not a Python set.  With `mirror`, the left-right mirror images of the
+    positions without castling rights are added (before the de-duplication)."""
     import numpy as np
     parts = []
     for path in inputs:
         raw = np.fromfile(path, dtype=np.uint8)
         parts.append(raw[: len(raw) - len(raw) % RECORD_SIZE].reshape(-1, RECORD_SIZE))
     records = np.concatenate(parts) if parts else np.zeros((0, RECORD_SIZE), dtype=np.uint8)
-    read = len(records)
+    read = added = len(records)
+    if mirror and read:
+        records = np.concatenate([records, mirrored(records)])
+    added = len(records) - read
     if dedup and read:
         key = np.ascontiguousarray(np.concatenate([records[:, :24], records[:, 27:29]], axis=1))
         _, first = np.unique(key.view(np.dtype((np.void, key.shape[1]))).ravel(), return_index=True)
@@ -401,7 +436,7 @@ def merge(inputs: list[str], output: str, dedup: bool, shuffle: bool, seed: int)
         records = records[np.random.default_rng(seed).permutation(len(records))]
     records.tofile(output + ".tmp")
     os.replace(output + ".tmp", output)
-    return read, len(records)
+    return read, added, len(records)
 
 
 def stats(paths: list[str]) -> dict[str, float]:
@@ -456,14 +491,17 @@ def main(argv: list[str] | None = None) -> int:
     join.add_argument("-o", "--output", required=True)
     join.add_argument("--dedup", action="store_true", help="keep the first record of each position")
     join.add_argument("--shuffle", action="store_true")
+    join.add_argument("--mirror", action="store_true",
+                      help="add the left-right mirror image of each position without castling rights")
     join.add_argument("--seed", type=int, default=1)
     summary = commands.add_parser("stats", help="count and labels of record files")
     summary.add_argument("inputs", nargs="+")
     args = parser.parse_args(argv)
 
     if args.command == "merge":
-        read, written = merge(args.inputs, args.output, args.dedup, args.shuffle, args.seed)
-        print(f"merged {read:,} records into {written:,} ({read - written:,} duplicates dropped)")
+        read, added, written = merge(args.inputs, args.output, args.dedup, args.shuffle, args.seed, args.mirror)
+        mirrors = f" and {added:,} mirror images" if args.mirror else ""
+        print(f"merged {read:,} records{mirrors} into {written:,} ({read + added - written:,} duplicates dropped)")
         return 0
     if args.command == "stats":
         print(json.dumps(stats(args.inputs), indent=1))
