@@ -1,9 +1,10 @@
 """Which evaluation the searchers play with: the built-in net, an `EvalFile` net, or the weighted one.
 
-`Use NNUE` picks the learned evaluation (off by default until a net beats the weighted one in games); `EvalFile` names its net, the built-in one
-(shipped in the package) by default.  A net file that is missing, truncated or corrupt is reported
-with an `info string` naming the problem, and the engine plays on with the built-in net.  The
-nets are read through ``eval.networks`` (the compiled core, imported on first need).
+`Use NNUE` picks the learned evaluation (off by default until a net beats the weighted one in
+games); `EvalFile` names its net, the built-in one (shipped in the package) by default.  A net file
+that is missing, truncated or corrupt is reported with an `info string` naming the problem, and the
+built-in net takes its place.  The nets are read through ``eval.networks`` (the compiled core,
+imported on first need).
 """
 
 from __future__ import annotations
@@ -46,7 +47,7 @@ class EvaluationChoice:
         except (OSError, ValueError) as exc:
             self.custom, self.custom_path = None, ""
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-            return [f"EvalFile {shown(value, 200)} cannot be used ({reason}); playing with the built-in net"]
+            return [f"EvalFile {shown(value, 200)} cannot be used ({reason}); the built-in net takes its place"]
         self.custom, self.custom_path = network, value
         return [f"EvalFile {shown(value, 200)} loaded: {params.hidden} hidden units"]
 
