@@ -200,7 +200,7 @@ def build_options(search_modes: tuple[str, ...] = ("AlphaBeta",), mcts_explorati
         Option("SyzygyProbeLimit", "spin", 7, 0, 7),
         Option("UCI_ShowWDL", "check", False),
         # The learned evaluation (uci_engine/evaluation.py), off by default until a net beats the
-        # weighted evaluation of eval/weights.py in an SPRT: the first one lost (ledger nnue-1-sprt).
+        # weighted evaluation of eval/weights.py in an SPRT (ledger nnue-1-sprt, nnue-2-sprt).
         Option("Use NNUE", "check", False),
         Option("EvalFile", "string", eval_file_default),
         # Sent by some GUIs; accepted, and they change nothing in the search.
