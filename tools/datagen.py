@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from tools.nnue_data import RECORD_SIZE, RESULT_DRAW, RESULT_LOSS, RESULT_WIN, pack, unpack
+from tools.nnue_data import RECORD_SIZE, RESULT_DRAW, RESULT_LOSS, RESULT_WIN, pack, read_records
 
 MATE_BOUND = 32000 - 128          # the core's MATE_IN_MAX_PLY: beyond it a score is a mate
 MANIFEST = "datagen.json"
@@ -444,10 +444,7 @@ def stats(paths: list[str]) -> dict[str, float]:
     count = wins = draws = losses = 0
     total = total_abs = 0
     for path in paths:
-        with open(path, "rb") as handle:
-            data = handle.read()
-        for offset in range(0, len(data) - RECORD_SIZE + 1, RECORD_SIZE):
-            record = unpack(data[offset:offset + RECORD_SIZE])
+        for record in read_records(path):
             count += 1
             wins += record.result == RESULT_WIN
             draws += record.result == RESULT_DRAW
