@@ -217,9 +217,13 @@ def test_nnue_compare_scores_the_weighted_evaluation_and_nets(tmp_path: Path,
     assert nnue_compare.main([str(records), str(net), "--every", "1"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == f"60 positions of {records}"
-    weighted, constant = lines[2].split(), lines[3].split()
+    in_band = sum(abs(evaluate(Position(fen))) < 200 for fen in fens)
+    assert in_band >= 2 and lines[1].startswith(f"{in_band:,} of them within 200 cp")
+    weighted, constant = lines[3].split(), lines[4].split()
     assert weighted[0] == "weighted" and float(weighted[1]) == pytest.approx(1.0)
+    assert float(weighted[3]) == pytest.approx(1.0) and float(weighted[4]) == 0.0    # the band: exact
     assert constant[0] == str(net) and float(constant[1]) == 0.0     # a constant predicts nothing
+    assert float(constant[3]) == 0.0 and float(constant[4]) > 0.0
 
 
 def mirror_fen(fen: str) -> str:

@@ -3,7 +3,10 @@
 For the records of a ``.kpos`` file (positions from games the nets were not trained on), it prints, for
 the weighted evaluation and for each net file: the correlation of its static score with the search
 score, and the trainer's loss (the mean squared error, in win probability, against
-``lambda * sigmoid(score / scale) + (1 - lambda) * result / 2``).  It is a quick check before games:
+``lambda * sigmoid(score / scale) + (1 - lambda) * result / 2``).  It prints the correlation and the
+mean absolute error again for the band of positions whose search score is near 0 (``--band``), where
+games are decided and where the correlation over all positions, dominated by won positions, can hide
+a worse evaluation.  It is a quick check before games:
 a net that predicts worse than the weighted evaluation will not beat it; one that predicts better
 still has to show it in an SPRT.
 """
@@ -41,6 +44,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--every", type=int, default=10, help="use every Nth record (default %(default)s)")
     parser.add_argument("--lambda", dest="lam", type=float, default=0.75, help="the trainer's lambda")
     parser.add_argument("--scale", type=float, default=400.0, help="the trainer's scale")
+    parser.add_argument("--band", type=float, default=200.0,
+                        help="also measure the positions whose search score is within this many cp of 0")
     args = parser.parse_args(argv)
     try:
         nets = {path: load_network(path)[0] for path in args.nets}
@@ -55,13 +60,19 @@ def main(argv: list[str] | None = None) -> int:
     scores = [float(score) for _, score, _ in rows]
     targets = [args.lam * sigmoid(score / args.scale) + (1 - args.lam) * result / 2 for _, score, result in rows]
     print(f"{len(rows):,} positions of {args.records}")
-    print(f"{'evaluation':<40} {'corr(score)':>12} {'loss':>10}")
+    band = [i for i, score in enumerate(scores) if abs(score) < args.band]
+    print(f"{len(band):,} of them within {args.band:g} cp of 0 (the band)")
+    print(f"{'evaluation':<40} {'corr(score)':>12} {'loss':>10} {'band corr':>10} {'band MAE':>9}")
     for name in ["weighted", *nets]:
         net = nets.get(name)
         values = [float(evaluate(position) if net is None else nnue_evaluate(net, position))
                   for position, _, _ in rows]
         loss = sum((sigmoid(v / args.scale) - t) ** 2 for v, t in zip(values, targets, strict=True)) / len(rows)
-        print(f"{name:<40} {correlation(values, scores):>12.4f} {loss:>10.6f}")
+        band_values = [values[i] for i in band]
+        band_scores = [scores[i] for i in band]
+        band_corr = correlation(band_values, band_scores) if len(band) >= 2 else math.nan
+        band_mae = sum(abs(v - s) for v, s in zip(band_values, band_scores, strict=True)) / max(1, len(band))
+        print(f"{name:<40} {correlation(values, scores):>12.4f} {loss:>10.6f} {band_corr:>10.4f} {band_mae:>9.1f}")
     return 0
 
 
