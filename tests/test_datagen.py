@@ -85,6 +85,28 @@ def test_a_game_is_a_function_of_its_number() -> None:
     assert first.data != other.data
 
 
+def test_a_game_can_be_played_with_a_net(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from net_files import constant_net_file
+    net = constant_net_file(tmp_path / "constant.nnue", centipawns=50)
+    game = datagen.play_game(3, seed=7, settings=replace(FAST, eval_file=str(net)))
+    scores = {unpack(game.data[i:i + RECORD_SIZE]).score for i in range(0, len(game.data), RECORD_SIZE)}
+    # A net that calls every position +50 for the side to move: every search says +-50 (or a draw).
+    assert scores and scores <= {-50, 0, 50}
+    # The next game without the net is the weighted evaluation's again.
+    weighted = datagen.play_game(3, seed=7, settings=FAST)
+    assert weighted.data != game.data and weighted.data == datagen.play_game(3, seed=7, settings=FAST).data
+
+
+def test_a_bad_net_file_is_refused_before_any_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.nnue"
+    bad.write_bytes(b"not a net")
+    with pytest.raises(SystemExit):
+        datagen.main(["generate", "--out", str(tmp_path / "d"), "--positions", "10", "--eval-file", str(bad)])
+    assert "--eval-file" in capsys.readouterr().err and not (tmp_path / "d").exists()
+
+
 def test_best_moves_that_capture_are_recognised() -> None:
     position = Position("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2")
     assert datagen._is_capture(position, "e5d6")       # en passant

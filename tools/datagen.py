@@ -59,6 +59,7 @@ class Settings:
     draw_after: int = 80
     max_plies: int = 400
     syzygy: str | None = None
+    eval_file: str | None = None      # a net file to play with (the second generation); None: weighted
 
 
 @dataclass
@@ -76,14 +77,20 @@ class GameRecords:
 # One searcher per worker process, made on its first game: a new one per game would allocate the
 # hash table each time.
 _SEARCHER: Any = None
+_SEARCHER_KEY: tuple[int, str | None] | None = None      # the settings it was made for
 _TABLEBASE: Any = None
 
 
 def _searcher(settings: Settings) -> Any:
-    global _SEARCHER
+    global _SEARCHER, _SEARCHER_KEY
     from search.alphabeta_searcher import AlphaBetaSearcher
-    if _SEARCHER is None:
+    key = (settings.hash_mb, settings.eval_file)
+    if _SEARCHER is None or _SEARCHER_KEY != key:
         _SEARCHER = AlphaBetaSearcher(hash_mb=settings.hash_mb, threads=1)
+        _SEARCHER_KEY = key
+        if settings.eval_file:
+            from eval.networks import load_network
+            _SEARCHER.set_network(load_network(settings.eval_file)[0])
     return _SEARCHER
 
 
@@ -480,6 +487,8 @@ def main(argv: list[str] | None = None) -> int:
     gen.add_argument("--syzygy", help="Syzygy directory: positions the tables know end the game")
     gen.add_argument("--max-plies", type=int, default=Settings.max_plies)
     gen.add_argument("--seed", type=int, default=1)
+    gen.add_argument("--eval-file", metavar="NET",
+                     help="play with this net file (the next generation's data); default: the weighted evaluation")
     gen.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="local processes (default: cores)")
     gen.add_argument("--dask", metavar="ADDRESS", help="local:N or a scheduler address instead of local processes")
     gen.add_argument("--progress-every", type=float, default=10.0, help="seconds between status lines")
@@ -513,9 +522,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--book: {err}")
     if args.book and not book_lines:
         parser.error(f"--book {args.book}: no lines")
+    eval_file = os.path.abspath(args.eval_file) if args.eval_file else None
+    if eval_file:
+        from eval.networks import load_network
+        try:
+            load_network(eval_file)      # refused here, with its reason, rather than in every worker
+        except (OSError, ValueError) as err:
+            parser.error(f"--eval-file {args.eval_file}: {err}")
     settings = Settings(soft_nodes=args.soft_nodes, hard_nodes=args.hard_nodes, hash_mb=args.hash,
                         random_plies=args.random_plies, book=args.book, book_lines=book_lines,
-                        max_plies=args.max_plies, syzygy=args.syzygy)
+                        max_plies=args.max_plies, syzygy=args.syzygy, eval_file=eval_file)
     # A background run (nohup, a job scheduler) ignores Ctrl-C and is stopped by SIGTERM: both end
     # the run the same way, with the shards flushed and the manifest written.
     signal.signal(signal.SIGTERM, _interrupt)
