@@ -40,3 +40,18 @@ def test_tablebase_probes_compares_searches_with_and_without_tables() -> None:
     result = run_tool("tablebase_probes", "3", str(SHARED_DATA / "syzygy"))
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("depth 3, tables up to ") and "total: without tables" in result.stdout
+
+
+def test_wdl_fit_keeps_one_players_moves_with_player(tmp_path: Path) -> None:
+    from tools.wdl_fit import samples_from_pgn
+    # Nine moves each (the first 8 are left out), every one scored: White +1.00, Black -2.00.
+    moves = "Nf3 Nf6 Ng1 Ng8 " * 4 + "Nf3 Nf6"
+    body = " ".join(f"{i // 2 + 1}. {san} {{+1.00/5 0.1s}}" if i % 2 == 0 else f"{san} {{-2.00/5 0.1s}}"
+                    for i, san in enumerate(moves.split()))
+    pgn = tmp_path / "games.pgn"
+    pgn.write_text(f'[White "Net"]\n[Black "Weighted"]\n[Result "1-0"]\n\n{body} 1-0\n')
+    everyone = samples_from_pgn([str(pgn)])
+    net = samples_from_pgn([str(pgn)], player="Net")
+    assert sum(everyone.values()) == 2 and sum(net.values()) == 1
+    assert set(net) == {(100, 78, 1)}                   # the winner's move at +1.00, full material
+    assert sum(samples_from_pgn([str(pgn)], player="Nobody").values()) == 0

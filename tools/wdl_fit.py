@@ -24,8 +24,9 @@ SCORE = re.compile(r"^\s*([+-]?\d+(?:\.\d+)?)/\d+")
 Sample = tuple[int, int, int]      # (cp rounded to 10, material, outcome +1/0/-1 for the mover)
 
 
-def samples_from_pgn(paths: Iterable[str], skip_moves: int = 8) -> Counter[Sample]:
-    """Scored moves of every decided or drawn game, counted by (cp, material, outcome)."""
+def samples_from_pgn(paths: Iterable[str], skip_moves: int = 8, player: str | None = None) -> Counter[Sample]:
+    """Scored moves of every decided or drawn game, counted by (cp, material, outcome); with `player`,
+    only the moves of the engine of that name (the White or Black tag)."""
     counts: Counter[Sample] = Counter()
     for path in paths:
         with open(path) as handle:
@@ -35,11 +36,13 @@ def samples_from_pgn(paths: Iterable[str], skip_moves: int = 8) -> Counter[Sampl
                     continue
                 white_outcome = {"1-0": 1, "0-1": -1, "1/2-1/2": 0}[result]
                 board = game.board()
+                scored = {colour: player is None or game.headers.get(tag) == player
+                          for colour, tag in ((chess.WHITE, "White"), (chess.BLACK, "Black"))}
                 for node in game.mainline():
                     mover_is_white = board.turn == chess.WHITE
                     material = material_of_fen(board.fen())
                     match = SCORE.match(node.comment or "")
-                    if match and board.fullmove_number > skip_moves:
+                    if match and board.fullmove_number > skip_moves and scored[board.turn]:
                         cp = round(float(match.group(1)) * 100)
                         if abs(cp) < 2000:
                             outcome = white_outcome if mover_is_white else -white_outcome
@@ -113,12 +116,20 @@ def calibration_table(counts: Counter[Sample], params: tuple[float, float, float
 
 
 def main(argv: list[str] | None = None) -> int:
-    paths = sys.argv[1:] if argv is None else argv
+    paths = list(sys.argv[1:] if argv is None else argv)
     if not paths or paths[0] in ("-h", "--help"):
-        print("usage: python -m tools.wdl_fit GAMES.pgn [MORE.pgn ...]", file=sys.stderr)
+        print("usage: python -m tools.wdl_fit [--player NAME] GAMES.pgn [MORE.pgn ...]\n"
+              "  --player NAME  fit only the moves of the engine named NAME (e.g. one evaluation's games)",
+              file=sys.stderr)
         return 0 if paths else 2
+    player = None
+    if paths[0] == "--player":
+        if len(paths) < 3:
+            print("wdl_fit: --player needs a name and at least one PGN file", file=sys.stderr)
+            return 2
+        player, paths = paths[1], paths[2:]
     try:
-        counts = samples_from_pgn(paths)
+        counts = samples_from_pgn(paths, player=player)
     except OSError as exc:
         print(f"wdl_fit: {exc}", file=sys.stderr)
         return 2
