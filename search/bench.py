@@ -1,15 +1,17 @@
 """``bench``: a fixed set of positions searched to a fixed depth.
 
-The total node count is a signature of the search: it changes only when the
-search changes.  Nodes per second is the speed figure.  Run it as
+The total node count is a signature of the search and its evaluation: it changes only when
+one of them changes.  Nodes per second is the speed figure.  Run it as
 ``kestrel bench [depth [threads]]``, ``bench`` in UCI, or ``python -m search.bench``.
 The signature is that of one thread; with more threads (Lazy SMP) the node count
 varies from run to run and only nodes per second is a figure.
 
-``--nnue NET`` runs the bench twice in one go, with the weighted evaluation and then with an
-NNUE network, and compares their speed: NET is ``builtin`` (the shipped net), a net file, or
-``random[:HIDDEN]`` (a seeded random network, 256 wide unless HIDDEN says).  The network's node
-count is not the weighted signature: another evaluation searches another tree.
+It searches with the engine's default evaluation, the built-in net (UCI ``bench`` with the
+evaluation the options choose).  ``--weighted`` searches with the weighted evaluation instead,
+which has its own signature.  ``--nnue NET`` runs the bench twice in one go, with the weighted
+evaluation and then with an NNUE network, and compares their speed: NET is ``builtin`` (the
+shipped net), a net file, or ``random[:HIDDEN]`` (a seeded random network, 256 wide unless
+HIDDEN says).
 """
 
 from __future__ import annotations
@@ -106,9 +108,12 @@ def parse_nnue(args: list[str]) -> tuple[list[str], Network | None]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = sys.argv[1:] if argv is None else argv
+    args = list(sys.argv[1:] if argv is None else argv)
+    weighted = "--weighted" in args
+    args = [arg for arg in args if arg != "--weighted"]
     try:
         args, network = parse_nnue(args)
+        default_network = None if weighted or network is not None else builtin_network()
     except (OSError, ValueError) as error:
         print(f"bench: {error}", file=sys.stderr)
         return 2
@@ -123,7 +128,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"bench: {error}", file=sys.stderr)
         return 2
     if network is None:
-        run_bench(depth, threads=threads)
+        run_bench(depth, threads=threads, network=default_network)
         return 0
     print("== the weighted evaluation")
     _, weighted_nps = run_bench(depth, threads=threads)

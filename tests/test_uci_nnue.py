@@ -42,7 +42,7 @@ def depth_one_score(engine: UciProcess) -> int:
 
 def test_the_options_are_declared_as_stockfish_declares_them(engine: UciProcess) -> None:
     lines = engine.handshake()
-    assert "option name Use NNUE type check default false" in lines
+    assert "option name Use NNUE type check default true" in lines
     assert f"option name EvalFile type string default {BUILTIN_NET}" in lines
 
 
@@ -50,7 +50,7 @@ def test_the_built_in_net_ships_and_plays(engine: UciProcess) -> None:
     params = read_net(builtin_path())          # checksum and format checked
     assert params.hidden >= 128 and "nnue_train" in params.description
     engine.handshake()
-    assert answer_to(engine, "setoption name Use NNUE value true") == []   # no complaint about the built-in net
+    assert answer_to(engine, "isready") == []     # on by default, and no complaint about the built-in net
     engine.send("eval")
     assert any(line.startswith("NNUE evaluation") for line in engine.read_until("NNUE evaluation"))
     engine.send("position startpos", "go depth 6")
@@ -60,11 +60,8 @@ def test_the_built_in_net_ships_and_plays(engine: UciProcess) -> None:
 def test_an_eval_file_is_used_and_use_nnue_false_turns_it_off(engine: UciProcess, tmp_path: Path) -> None:
     net = constant_net(tmp_path / "constant.nnue")
     engine.handshake()
-    # Off by default: the loaded net waits for Use NNUE.
+    # On by default: the loaded net plays at once.
     assert answer_to(engine, f"setoption name EvalFile value {net}") == [f"EvalFile '{net}' loaded: 16 hidden units"]
-    assert abs(depth_one_score(engine)) < 200
-    # (Right after a search the engine may say the option takes effect when it ends: either way it does.)
-    answer_to(engine, "setoption name Use NNUE value true")
     # After White's move every child is +CONSTANT_CP for Black: the root's score is its negation.
     assert depth_one_score(engine) == -CONSTANT_CP
     engine.send("setoption name Use NNUE value false")
@@ -105,6 +102,37 @@ def test_a_bad_eval_file_is_reported_and_the_built_in_net_plays(engine: UciProce
     assert depth_one_score(engine) != -CONSTANT_CP
     engine.send("position startpos moves e2e4", "go depth 4")
     assert bestmoves(engine.read_until(lambda line: line.startswith("bestmove")))
+
+
+def test_human_levels_play_with_the_weighted_evaluation(engine: UciProcess, tmp_path: Path) -> None:
+    """Their calibration against Stockfish's UCI_Elo (docs/play.md) was measured with it."""
+    engine.handshake()
+    answer_to(engine, f"setoption name EvalFile value {constant_net(tmp_path / 'constant.nnue')}")
+    assert depth_one_score(engine) == -CONSTANT_CP
+    engine.send("setoption name UCI_Elo value 1500")
+    for level in ("setoption name UCI_LimitStrength value true", "setoption name Skill Level value 10"):
+        engine.send(level)
+        assert abs(depth_one_score(engine)) < 200
+        engine.send("setoption name UCI_LimitStrength value false", "setoption name Skill Level value 20")
+        assert depth_one_score(engine) == -CONSTANT_CP
+    # UCI_Elo at full strength asks for no weakening: the net plays.
+    engine.send("setoption name UCI_Elo value 2800", "setoption name UCI_LimitStrength value true")
+    assert depth_one_score(engine) == -CONSTANT_CP
+
+
+def test_bench_searches_with_the_evaluation_the_options_choose(engine: UciProcess) -> None:
+    from eval.networks import builtin_network
+    from search.bench import run_bench
+
+    def bench_nodes() -> int:
+        engine.send("bench 5")
+        lines = engine.read_until("Nodes/second", 60)
+        return int(next(line for line in lines if line.startswith("Nodes searched")).split(":")[1])
+
+    engine.handshake()
+    assert bench_nodes() == run_bench(5, out=lambda line: None, network=builtin_network())[0]
+    engine.send("setoption name Use NNUE value false")
+    assert bench_nodes() == run_bench(5, out=lambda line: None)[0]
 
 
 def test_eval_shows_the_nets_score(engine: UciProcess, tmp_path: Path) -> None:

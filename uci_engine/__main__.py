@@ -18,7 +18,9 @@ if not __package__:
 from uci_engine import ENGINE_NAME, ENGINE_VERSION  # noqa: E402
 
 USAGE = """usage: kestrel                 speak UCI on stdin/stdout (give this command to a GUI)
-       kestrel bench [DEPTH [THREADS]]  search the benchmark positions; print nodes and nodes/second
+       kestrel bench [--weighted] [DEPTH [THREADS]]
+                               search the benchmark positions with the built-in net (or the
+                               weighted evaluation); print nodes and nodes/second
        kestrel perft N [FEN]   count the leaves of the move tree, per root move
        kestrel --version"""
 
@@ -26,7 +28,8 @@ USAGE = """usage: kestrel                 speak UCI on stdin/stdout (give this c
 def _bench(args: list[str]) -> int:
     from search.bench import main as bench_main
 
-    if len(args) > 2 or not all(arg.isdigit() for arg in args):
+    numbers = [arg for arg in args if arg != "--weighted"]
+    if len(numbers) > 2 or not all(arg.isdigit() for arg in numbers) or len(args) - len(numbers) > 1:
         print(USAGE, file=sys.stderr)
         return 2
     return bench_main(args)

@@ -1,7 +1,9 @@
 """Which evaluation the searchers play with: the built-in net, an `EvalFile` net, or the weighted one.
 
-`Use NNUE` picks the learned evaluation (off by default until a net beats the weighted one in
-games); `EvalFile` names its net, the built-in one (shipped in the package) by default.  A net file
+`Use NNUE` picks the learned evaluation (on by default: the built-in net beats the weighted one in
+games, docs/nnue.md); `EvalFile` names its net, the built-in one (shipped in the package) by default.
+The human levels (`UCI_LimitStrength`, `Skill Level` below 20) play with the weighted evaluation,
+with which their calibration against Stockfish's `UCI_Elo` scale was measured (docs/play.md).  A net file
 that is missing, truncated or corrupt is reported with an `info string` naming the problem, and the
 built-in net takes its place.  The nets are read through ``eval.networks`` (the compiled core,
 imported on first need).

@@ -210,7 +210,9 @@ class UciEngine:
                 self.out.info_string(f"{option.name} {option.value} failed ({type(exc).__name__}: {exc}); "
                                      f"keeping {previous}")
                 option.value = previous
-        network, problems = self._evaluation.network(bool(self.options.value("Use NNUE")))
+        # A human level plays with the weighted evaluation: its calibration was measured with it.
+        use_nnue = bool(self.options.value("Use NNUE")) and level_from_options(self.options) is None
+        network, problems = self._evaluation.network(use_nnue)
         for problem in problems:
             self.out.info_string(problem)
         searcher.set_network(network)    # clears the searcher's tables when the evaluation changes
@@ -476,6 +478,10 @@ class UciEngine:
             depth = int(args[0])
         bench = core.module("search.bench")
         searcher = core.searcher_class("AlphaBeta")(hash_mb=int(self.options.value("Hash") or 16))
+        network, problems = self._evaluation.network(bool(self.options.value("Use NNUE")))
+        for problem in problems:
+            self.out.info_string(problem)
+        searcher.set_network(network)      # the evaluation the options choose, as `go` would
         stopped = threading.Event()
 
         def stop() -> None:
