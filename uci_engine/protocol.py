@@ -22,6 +22,7 @@ from search.limits import SearchLimits
 from search.wdl import material_of_fen
 
 if TYPE_CHECKING:
+    from eval.nnue import Network
     from search.board.position import PerftStop, Position
     from search.searcher import Searcher
 from uci_engine import ENGINE_AUTHOR, ENGINE_NAME, ENGINE_VERSION, core
@@ -175,6 +176,17 @@ class UciEngine:
             self._position = core.position_class()()
         return self._position
 
+    def _network(self, full_strength_only: bool = False) -> Network | None:
+        """The net `Use NNUE` and `EvalFile` choose (None: the weighted evaluation), with any problem
+        in loading it printed; `full_strength_only`: None as well when a human level is set."""
+        use_nnue = bool(self.options.value("Use NNUE"))
+        if full_strength_only and level_from_options(self.options) is not None:
+            use_nnue = False
+        network, problems = self._evaluation.network(use_nnue)
+        for problem in problems:
+            self.out.info_string(problem)
+        return network
+
     def _sync(self) -> Searcher:
         """The searcher of the selected SearchMode, brought up to date with the options.
 
@@ -211,11 +223,8 @@ class UciEngine:
                                      f"keeping {previous}")
                 option.value = previous
         # A human level plays with the weighted evaluation: its calibration was measured with it.
-        use_nnue = bool(self.options.value("Use NNUE")) and level_from_options(self.options) is None
-        network, problems = self._evaluation.network(use_nnue)
-        for problem in problems:
-            self.out.info_string(problem)
-        searcher.set_network(network)    # clears the searcher's tables when the evaluation changes
+        # (A change of evaluation clears the searcher's tables.)
+        searcher.set_network(self._network(full_strength_only=True))
         # Probes inside the tree (the root is probed before the search, in _consult_tablebases).
         searcher.set_tablebase_probe(
             self._tablebases.wdl_prober(bool(self.options.value("Syzygy50MoveRule"))),
@@ -478,10 +487,7 @@ class UciEngine:
             depth = int(args[0])
         bench = core.module("search.bench")
         searcher = core.searcher_class("AlphaBeta")(hash_mb=int(self.options.value("Hash") or 16))
-        network, problems = self._evaluation.network(bool(self.options.value("Use NNUE")))
-        for problem in problems:
-            self.out.info_string(problem)
-        searcher.set_network(network)      # the evaluation the options choose, as `go` would
+        searcher.set_network(self._network())      # the evaluation the options choose
         stopped = threading.Event()
 
         def stop() -> None:
@@ -499,9 +505,7 @@ class UciEngine:
         evaluation = core.module("eval")
         position = self._current_position()
         self.out.lines(evaluation.format_breakdown(evaluation.breakdown(position)).splitlines())
-        network, problems = self._evaluation.network(bool(self.options.value("Use NNUE")))
-        for problem in problems:
-            self.out.info_string(problem)
+        network = self._network()
         if network is not None:
             score = core.module("eval.api").nnue_evaluate(network, position)
             self.out.line(f"NNUE evaluation {score} (side to move), the one the search uses")
