@@ -36,7 +36,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from tools.nnue_data import RECORD_SIZE, RESULT_DRAW, RESULT_LOSS, RESULT_WIN, pack, read_records
+from tools.nnue_data import RECORD_SIZE, RESULT_DRAW, RESULT_LOSS, RESULT_WIN, load_array, pack, read_records
 
 MATE_BOUND = 32000 - 128          # the core's MATE_IN_MAX_PLY: beyond it a score is a mate
 MANIFEST = "datagen.json"
@@ -428,10 +428,9 @@ def merge(inputs: list[str], output: str, dedup: bool, shuffle: bool, seed: int,
     import numpy as np
     parts = []
     for path in inputs:
-        raw = np.fromfile(path, dtype=np.uint8)
-        parts.append(raw[: len(raw) - len(raw) % RECORD_SIZE].reshape(-1, RECORD_SIZE))
+        parts.append(np.asarray(load_array(path)).view(np.uint8).reshape(-1, RECORD_SIZE))
     records = np.concatenate(parts) if parts else np.zeros((0, RECORD_SIZE), dtype=np.uint8)
-    read = added = len(records)
+    read = len(records)
     if mirror and read:
         records = np.concatenate([records, mirrored(records)])
     added = len(records) - read
