@@ -313,7 +313,9 @@ def _local_games(workers: int, first: int, seed: int, settings: Settings) -> Ite
                         index, next_index = next_index, next_index + 1
                     pending[pool.submit(play_game, index, seed, settings)] = index
                 done, _ = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
-                for future in done:
+                # In game order: a set's order is arbitrary, and games finished together should
+                # not overtake each other.
+                for future in sorted(done, key=pending.__getitem__):
                     game = future.result()
                     del pending[future]
                     yield game
