@@ -14,7 +14,7 @@ File layout (every number little-endian)::
     12      4     u32 hidden N (16 .. 1024, a multiple of 16)
     16      4     u32 activation: 1 = SCReLU (the only one defined)
     20      4     i32 QA (255): the quantisation of the first layer, and the clamp's top
-    24      4     i32 QB (64): the quantisation of the output weights
+    24      4     i32 QB: the quantisation of the output weights (64 .. 32767, chosen per net)
     28      4     i32 scale (400): centipawns per unit of the float output
     32      4     u32 description length L
     36      L     the description, UTF-8 (how the net was made: the training command, data, epochs)
@@ -44,9 +44,10 @@ Integer inference (what ``evaluate_reference`` computes, and what the C code mus
 
    where ``div`` is integer division truncated toward zero, as C's ``/`` on signed integers
    (-7 / 2 == -3; not Python's ``//``, which floors).  ``eval_cp`` is the score in centipawns from
-   the side to move's view.  QA, QB and scale are the header's values (255, 64 and 400 as the
-   trainer writes them).  Each product ``v^2 * w`` fits in int32 (65025 * 32767 < 2**31), but
-   ``sum`` does not (65025 * 127 * 2N overflows it for N >= 136), nor ``raw * scale``: use int64.
+   the side to move's view.  QA, QB and scale are the header's values (the trainer writes QA 255,
+   scale 400, and the largest QB that keeps every ``QA * |output_weight|`` within int16).  Each
+   product ``v^2 * w`` fits in int32 (65025 * 32767 < 2**31), but ``sum`` does not (65025 * 128 * 2N
+   overflows it for N >= 136), nor ``raw * scale``: use int64.
 
 The float model the trainer trains, with W, b, w_out, b_out floats::
 
@@ -58,9 +59,12 @@ Quantisation, rounding to nearest (ties to even, as ``numpy.rint``): ``W_q = rou
 Then v_q = v * QA, ``sum / QA`` is ``QA * QB`` times the float sum, and ``raw`` is
 ``out * QA * QB``: ``eval_cp`` is the float ``cp`` up to rounding.  The trainer clips W, b and w_out
 to [-1.98, 1.98] (``WEIGHT_CLIP``), so |W_q| <= 505 and one accumulator (a bias and at most 32
-features) stays within 33 * 505 = 16665, inside int16.  The rounding itself moves the score: on the
-trainer's test net (N = 32) by 5 cp on average and 17 cp at most, mostly from QB's steps of 1/64 in
-the output weights (tests/test_nnue_train.py).
+features) stays within 33 * 505 = 16665, inside int16.  The rounding itself moves the score, mostly
+through QB's steps in the output weights: each active unit can carry up to 1/(2 QB) of error into the
+output, so the trainer takes the finest QB whose int16 products ``v * w_q`` (v <= QA) still fit, which the
+engine's fast output path needs.  For weights at the clip that is 64; trained nets' output weights are
+far smaller (kestrel-3.nnue's largest is 0.54: QB 237).  With QB fixed at 64, kestrel-3.nnue's scores
+were 9.6 cp off its float model on average (tools/nnue_train.py, ``output_scale``).
 """
 
 from __future__ import annotations
@@ -77,7 +81,8 @@ VERSION = 1
 INPUTS = 768
 ACTIVATION_SCRELU = 1
 QA = 255
-QB = 64
+QB = 64          # the output scale of weights at the clip; the trainer picks a finer one per net
+QB_MAX = 32767   # the largest the engine accepts
 SCALE = 400
 HIDDEN_MIN, HIDDEN_MAX, HIDDEN_STEP = 16, 1024, 16
 # The trainer keeps float weights within this, so the int16 accumulators cannot overflow.

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from eval.nnue_file import INPUTS, QA, QB, SCALE, WEIGHT_CLIP, NetParameters, check_hidden, write_net
+from eval.nnue_file import INPUTS, QA, QB_MAX, SCALE, WEIGHT_CLIP, NetParameters, check_hidden, write_net
 from eval.nnue_file import board_features as fen_features
 from tools import nnue_kernels
 from tools.nnue_data import RECORD_SIZE
@@ -85,18 +85,39 @@ class FloatNet:
             np.clip(getattr(self, name), -WEIGHT_CLIP, WEIGHT_CLIP, out=getattr(self, name))
 
 
+INT16_MAX = 32767
+
+
+def output_scale(w_out: Array, qa: int = QA) -> int:
+    """QB for these output weights: the largest that keeps every ``qa * w_q`` inside int16.
+
+    Rounding moves an output weight by up to 1/(2 QB), and that error reaches the score through every
+    active unit, so a finer QB is a more faithful net.  int16 products ``v * w_q`` (v in 0..qa) keep the
+    engine on its fast 16-bit output path.  With weights at WEIGHT_CLIP that gives QB = 64, the old fixed
+    value; weight decay keeps trained output weights far smaller (kestrel-3's largest is 0.54: QB 237).
+    """
+    largest = float(np.abs(w_out.astype(np.float64)).max(initial=0.0))
+    limit = INT16_MAX // qa
+    qb = QB_MAX if largest == 0.0 else max(1, min(QB_MAX, int((limit + 0.5) / largest) + 1))
+    while qb > 1 and np.rint(largest * qb) > limit:
+        qb -= 1
+    return qb
+
+
 def quantise(net: FloatNet, scale: int = SCALE, description: str = "") -> NetParameters:
-    """The int16/int32 net of ``eval/nnue_file.py``'s quantisation (round to nearest)."""
+    """The int16/int32 net of ``eval/nnue_file.py``'s quantisation (round to nearest), with QB chosen by
+    `output_scale`."""
     def int16(values: Array, factor: int) -> array[int]:
         quantised = np.rint(values.astype(np.float64) * factor)
-        if np.abs(quantised).max(initial=0) > 32767:
+        if np.abs(quantised).max(initial=0) > INT16_MAX:
             raise ValueError("a weight does not fit in int16 after quantisation: were the weights clipped?")
         return array("h", quantised.astype("<i2").tobytes())
 
-    return NetParameters(hidden=net.hidden, qa=QA, qb=QB, scale=scale, description=description,
+    qb = output_scale(net.w_out)
+    return NetParameters(hidden=net.hidden, qa=QA, qb=qb, scale=scale, description=description,
                          feature_weights=int16(net.W.reshape(-1), QA), feature_bias=int16(net.bias, QA),
-                         output_weights=int16(net.w_out, QB),
-                         output_bias=int(np.rint(float(net.b_out[0]) * QA * QB)))
+                         output_weights=int16(net.w_out, qb),
+                         output_bias=int(np.rint(float(net.b_out[0]) * QA * qb)))
 
 
 def float_output(net: FloatNet, fen: str) -> float:
