@@ -104,16 +104,16 @@ def output_scale(w_out: Array, qa: int = QA) -> int:
     return qb
 
 
-def quantise(net: FloatNet, scale: int = SCALE, description: str = "") -> NetParameters:
-    """The int16/int32 net of ``eval/nnue_file.py``'s quantisation (round to nearest), with QB chosen by
-    `output_scale`."""
+def quantise(net: FloatNet, scale: int = SCALE, description: str = "", qb: int | None = None) -> NetParameters:
+    """The int16/int32 net of ``eval/nnue_file.py``'s quantisation (round to nearest), with QB `qb` or,
+    by default, the one `output_scale` chooses."""
     def int16(values: Array, factor: int) -> array[int]:
         quantised = np.rint(values.astype(np.float64) * factor)
         if np.abs(quantised).max(initial=0) > INT16_MAX:
             raise ValueError("a weight does not fit in int16 after quantisation: were the weights clipped?")
         return array("h", quantised.astype("<i2").tobytes())
 
-    qb = output_scale(net.w_out)
+    qb = output_scale(net.w_out) if qb is None else qb
     return NetParameters(hidden=net.hidden, qa=QA, qb=qb, scale=scale, description=description,
                          feature_weights=int16(net.W.reshape(-1), QA), feature_bias=int16(net.bias, QA),
                          output_weights=int16(net.w_out, qb),
