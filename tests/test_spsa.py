@@ -25,13 +25,15 @@ def test_bad_arguments_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert main(["--params", "no_such_margin", "--state", str(tmp_path / "s.json")]) == 2
     assert "unknown parameter" in capsys.readouterr().err
     assert main(["--params", "rfp_margin", "--resume", "--state", str(tmp_path / "none.json")]) == 2
+    assert main(["--params", "rfp_margin", "--concurrency", "0", "--state", str(tmp_path / "s.json")]) == 2
+    assert "--concurrency" in capsys.readouterr().err
 
 
 @pytest.mark.slow
 def test_iterations_play_games_save_state_and_resume(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                                      shared_data: Callable[[str], Path]) -> None:
     state_file, out = tmp_path / "state.json", tmp_path / "tuned.json"
-    common = ["--params", "rfp_margin,futility_base", "--pairs", "1", "--each", "nodes=400",
+    common = ["--params", "rfp_margin,futility_base", "--pairs", "1", "--concurrency", "2", "--each", "nodes=400",
               "--engine", ENGINE, "--book", str(shared_data("openings/2moves_v1.epd")),
               "--state", str(state_file), "--out", str(out), "--gain", "50"]
     assert main([*common, "--iterations", "2"]) == 0

@@ -15,7 +15,7 @@ iteration and the state is saved after each, so an interrupted run resumes with
 accepts; it is adopted only after an SPRT against the defaults.
 
     python -m tools.spsa --params rfp_margin,futility_base --iterations 200 \\
-        --each tc=2+0.02 timemargin=50 --pairs 2 --out tuned.json
+        --each tc=2+0.02 timemargin=50 --pairs 2 --concurrency 2 --out tuned.json
 """
 
 from __future__ import annotations
@@ -66,7 +66,7 @@ def engine_params(state: SpsaState, values: dict[str, float]) -> str:
 
 
 def play_pairs(engine_cmd: str, plus: str, minus: str, pairs: int, each: list[str], book: str | None,
-               seed: int, runner: list[str]) -> tuple[float, int]:
+               seed: int, runner: list[str], concurrency: int = 1) -> tuple[float, int]:
     """Play `pairs` game pairs plus vs minus; (points of plus per game, games counted)."""
     with tempfile.TemporaryDirectory(prefix="kestrel-spsa-") as folder:
         pgn_path = Path(folder) / "games.pgn"
@@ -74,7 +74,7 @@ def play_pairs(engine_cmd: str, plus: str, minus: str, pairs: int, each: list[st
                    "-engine", f"cmd={engine_cmd}", "name=plus", f"option.SearchParams={plus}",
                    "-engine", f"cmd={engine_cmd}", "name=minus", f"option.SearchParams={minus}",
                    "-each", *each,
-                   "-games", "2", "-rounds", str(pairs), "-srand", str(seed),
+                   "-games", "2", "-rounds", str(pairs), "-srand", str(seed), "-concurrency", str(concurrency),
                    "-pgnout", str(pgn_path), "-report-every", "1000",
                    "-recover"]  # a crash costs its game, not the iteration (the runner stops without it)
         if book:
@@ -104,7 +104,7 @@ def step(state: SpsaState, args: argparse.Namespace, rng: random.Random, runner:
     plus = {name: state.theta[name] + c_k[name] * signs[name] for name in state.names}
     minus = {name: state.theta[name] - c_k[name] * signs[name] for name in state.names}
     score, games = play_pairs(args.engine, engine_params(state, plus), engine_params(state, minus),
-                              args.pairs, args.each, args.book, state.seed + k, runner)
+                              args.pairs, args.each, args.book, state.seed + k, runner, args.concurrency)
     # Points of plus minus points of minus per game: 2 * score - 1, in [-1, 1].
     difference = 2.0 * score - 1.0
     for name in state.names:
@@ -134,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="comma-separated names from search/param_table.py (or 'all')")
     parser.add_argument("--iterations", type=int, default=100)
     parser.add_argument("--pairs", type=int, default=2, help="game pairs per iteration")
+    parser.add_argument("--concurrency", type=int, default=1, help="games played at once (one per core)")
     parser.add_argument("--each", nargs="+", default=["tc=2+0.02", "timemargin=50"],
                         help="the runner's -each settings of both engines (time control, nodes=...)")
     parser.add_argument("--book", default=None, help="an EPD opening book for the games")
@@ -152,8 +153,8 @@ def main(argv: list[str] | None = None) -> int:
     if unknown or not names:
         print(f"spsa: unknown parameter(s) {', '.join(unknown) or '(none given)'}", file=sys.stderr)
         return 2
-    if args.iterations < 1 or args.pairs < 1:
-        print("spsa: --iterations and --pairs must be at least 1", file=sys.stderr)
+    if args.iterations < 1 or args.pairs < 1 or args.concurrency < 1:
+        print("spsa: --iterations, --pairs and --concurrency must be at least 1", file=sys.stderr)
         return 2
     state_path = Path(args.state)
     if args.resume:
