@@ -1,10 +1,13 @@
-"""The NNUE data generator and its record format (tools/datagen.py, tools/nnue_data.py)."""
+"""The NNUE data generator and the training record format (tools/datagen.py, tools/nnue_data.py)."""
 
 from __future__ import annotations
 
 import os
 import random
 import signal
+import subprocess
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,9 +15,10 @@ import chess
 import pytest
 
 from search.board.position import Position
-from tools import datagen
+from tools import datagen, game_records
 from tools.nnue_data import RECORD_SIZE, RESULT_DRAW, RESULT_LOSS, RESULT_WIN, load_array, pack, read_records, unpack
 
+REPO_ROOT = Path(__file__).resolve().parent.parent
 FAST = datagen.Settings(soft_nodes=300, hard_nodes=3000, hash_mb=1, random_plies=6, max_plies=120)
 
 
@@ -61,20 +65,20 @@ def test_numpy_view_reads_the_same_fields(tmp_path: Path) -> None:
     assert [r.fen for r in read_records(str(path))] == fens
 
 
-def test_a_game_keeps_quiet_scored_positions_with_its_result() -> None:
+def test_a_game_keeps_every_searched_position_with_its_result() -> None:
     game = datagen.play_game(0, seed=11, settings=FAST)
-    assert game.positions == len(game.data) // RECORD_SIZE > 10
-    records = [unpack(game.data[i:i + RECORD_SIZE]) for i in range(0, len(game.data), RECORD_SIZE)]
-    white_results = set()
-    for record in records:
-        board = chess.Board(record.fen)
-        assert board.is_valid() and not board.is_check()
-        assert abs(record.score) < datagen.MATE_BOUND
-        white_results.add(record.result if board.turn == chess.WHITE else 2 - record.result)
-    # One game, one result: every record agrees once turned to White's view.
-    assert len(white_results) == 1
+    [record] = list(game_records.iter_games(game.data))
+    assert game.positions == len(record.moves) == len(record.scores) > 10
     expected = {"1-0": RESULT_WIN, "0-1": RESULT_LOSS, "1/2-1/2": RESULT_DRAW}[game.result]
-    assert white_results == {expected}
+    assert record.result == expected
+    # The moves replay legally from the start position, and each searched position is kept.
+    board = chess.Board(record.start_fen)
+    for move in record.moves:
+        assert chess.Move.from_uci(move) in board.legal_moves
+        board.push_uci(move)
+    samples = list(game_records.samples(record))
+    assert len(samples) == len(record.moves)
+    assert {s.result if chess.Board(s.fen).turn == chess.WHITE else 2 - s.result for s in samples} == {expected}
 
 
 def test_a_game_is_a_function_of_its_number() -> None:
@@ -85,62 +89,109 @@ def test_a_game_is_a_function_of_its_number() -> None:
     assert first.data != other.data
 
 
+def test_openings_beyond_the_bound_are_dropped() -> None:
+    from dataclasses import replace
+
+    from search.limits import SearchLimits
+    settings = replace(FAST, random_plies=12, opening_bound=40)
+    searcher = datagen._searcher(settings)
+    limits = SearchLimits(nodes=settings.hard_nodes, soft_nodes=settings.soft_nodes)
+    rng = random.Random(5)
+    kept = [datagen._balanced_opening(rng, settings, searcher, limits) for _ in range(6)]
+    for position in kept:
+        score = searcher.search(position, limits).score
+        assert score[0] == "cp" and abs(score[1]) <= 40
+    # Twelve random plies often leave a side lost: without the bound some openings would be.
+    rng = random.Random(5)
+    raw = [datagen._opening(rng, settings) for _ in range(30)]
+    assert any(p is not None and abs(searcher.search(p, limits).score[1]) > 40 for p in raw)
+
+
 def test_a_game_can_be_played_with_a_net(tmp_path: Path) -> None:
     from dataclasses import replace
 
     from net_files import constant_net_file
     net = constant_net_file(tmp_path / "constant.nnue", centipawns=50)
     game = datagen.play_game(3, seed=7, settings=replace(FAST, eval_file=str(net)))
-    scores = {unpack(game.data[i:i + RECORD_SIZE]).score for i in range(0, len(game.data), RECORD_SIZE)}
+    [record] = list(game_records.iter_games(game.data))
+    scores = set(record.scores)
     # A net that calls every position +50 for the side to move: every search says +-50 (or a draw).
     assert scores and scores <= {-50, 0, 50}
-    # The next game without the net is the weighted evaluation's again.
-    weighted = datagen.play_game(3, seed=7, settings=FAST)
-    assert weighted.data != game.data and weighted.data == datagen.play_game(3, seed=7, settings=FAST).data
+    # The weighted evaluation and the built-in net play other games.
+    weighted = datagen.play_game(3, seed=7, settings=replace(FAST, weighted=True))
+    builtin = datagen.play_game(3, seed=7, settings=FAST)
+    assert len({weighted.data, builtin.data, game.data}) == 3
+    assert builtin.data == datagen.play_game(3, seed=7, settings=FAST).data
 
 
 def test_a_bad_net_file_is_refused_before_any_game(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     bad = tmp_path / "bad.nnue"
     bad.write_bytes(b"not a net")
-    with pytest.raises(SystemExit):
-        datagen.main(["generate", "--out", str(tmp_path / "d"), "--positions", "10", "--eval-file", str(bad)])
-    assert "--eval-file" in capsys.readouterr().err and not (tmp_path / "d").exists()
+    fifo = tmp_path / "fifo.nnue"
+    os.mkfifo(fifo)
+    for path in (bad, fifo, tmp_path):
+        with pytest.raises(SystemExit) as stop:
+            datagen.main(["generate", "--out", str(tmp_path / "d"), "--positions", "10", "--eval-file", str(path)])
+        assert stop.value.code == 2 and "--eval-file" in capsys.readouterr().err
 
 
-def test_best_moves_that_capture_are_recognised() -> None:
-    position = Position("4k3/8/8/3pP3/8/8/8/4K3 w - d6 0 2")
-    assert datagen._is_capture(position, "e5d6")       # en passant
-    assert not datagen._is_capture(position, "e5e6")
-    position = Position("4k3/8/8/3p4/4P3/8/8/4K3 w - - 0 2")
-    assert datagen._is_capture(position, "e4d5")
-    assert not datagen._is_capture(position, "e1d1")
+def _generate(*arguments: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "tools.datagen", *arguments], cwd=REPO_ROOT, capture_output=True,
+                          text=True, timeout=120, check=False)
 
 
-def fake_games(records_per_game: int) -> datagen.Callable[..., Iterator[datagen.GameRecords]]:
-    """A game source that numbers its games as the real ones are numbered."""
+def test_bad_inputs_are_refused_before_the_first_game(tmp_path: Path) -> None:
+    book = tmp_path / "book.epd"
+    book.write_text("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - bm e5;\nnot a position at all\n")
+    blocked = tmp_path / "file"
+    blocked.write_text("")
+    cases = {
+        ("--book", str(book)): "book.epd:2: not a position",
+        ("--out", str(blocked / "sub")): "--out",
+        ("--syzygy", str(tmp_path)): "--syzygy",
+        ("--soft-nodes", "0"): "--soft-nodes",
+        ("--nice", "40"): "--nice",
+    }
+    for extra, message in cases.items():
+        arguments = {"--out": str(tmp_path / "d"), "--positions": "10"}
+        arguments.update(dict(zip(extra[::2], extra[1::2], strict=True)))
+        result = _generate("generate", *[x for pair in arguments.items() for x in pair])
+        assert result.returncode == 2 and message in result.stderr, (extra, result.stderr)
+        assert "Traceback" not in result.stderr
+        assert not (tmp_path / "d").exists() or not any((tmp_path / "d").glob("*.kgame"))
+
+
+def fake_games(plies_per_game: int) -> datagen.Callable[..., Iterator[datagen.GameRecords]]:
+    """A game source that numbers its games as the real ones are numbered: game i's scores are i."""
     def source(first: int, seed: int, settings: datagen.Settings) -> Iterator[datagen.GameRecords]:
         index = first
         while True:
-            fen = random_fens(1, seed=index)[0]
-            data = pack(fen, index, RESULT_DRAW) * records_per_game
-            yield datagen.GameRecords(index, data, records_per_game, 40, "1/2-1/2", f"w{index % 2}")
+            moves = ["g1f3", "g8f6", "f3g1", "f6g8"] * plies_per_game
+            data = game_records.pack_game(chess.STARTING_FEN, RESULT_DRAW, moves[:plies_per_game],
+                                          [index] * plies_per_game)
+            yield datagen.GameRecords(index, data, plies_per_game, plies_per_game, "1/2-1/2", f"w{index % 2}")
             index += 1
     return source
+
+
+def _scores(paths: list[str]) -> list[int]:
+    return [score for path in paths for game in game_records.read_games(path) for score in game.scores]
 
 
 def test_generation_stops_at_its_target_and_resumes_with_new_games(tmp_path: Path) -> None:
     out = str(tmp_path / "data")
     held = datagen.generate(out, 25, FAST, seed=1, games=fake_games(10), progress_every=0)
     assert held == 30
-    assert sorted(os.listdir(out)) == ["datagen.json", "w0.kpos", "w1.kpos"]
-    # A coordinator killed inside a write leaves a partial record: it is cut off.
-    with open(os.path.join(out, "w0.kpos"), "ab") as handle:
-        handle.write(b"\x01" * 7)
+    assert sorted(os.listdir(out)) == ["datagen.json", "w0.kgame", "w1.kgame"]
+    # A coordinator killed inside a write leaves a partial game: it is cut off.
+    with open(os.path.join(out, "w0.kgame"), "ab") as handle:
+        handle.write(game_records.pack_game(chess.STARTING_FEN, RESULT_WIN, ["e2e4"], [99])[:-3])
     held = datagen.generate(out, 60, FAST, seed=1, games=fake_games(10), progress_every=0)
     assert held == 60
-    scores = [record.score for name in ("w0.kpos", "w1.kpos") for record in read_records(os.path.join(out, name))]
-    assert os.path.getsize(os.path.join(out, "w0.kpos")) % RECORD_SIZE == 0
-    # Games 0..5 and then 3 more: no game number played twice.
+    shards = [os.path.join(out, name) for name in ("w0.kgame", "w1.kgame")]
+    scores = _scores(shards)
+    assert all(game_records.scan(path)[2] == os.path.getsize(path) for path in shards)
+    # Games 0..5: no game number played twice, and the cut game is gone.
     assert sorted(set(scores)) == list(range(6))
     assert len(scores) == 60
 
@@ -160,12 +211,33 @@ def test_merge_drops_duplicate_positions_and_keeps_the_first(tmp_path: Path) -> 
     assert all(r.score == 1 for r in records if r.fen in fens[20:30] and r.fen not in fens[30:])
 
 
+def test_games_become_the_training_records_the_filters_keep(tmp_path: Path) -> None:
+    out = str(tmp_path / "data")
+    datagen.generate(out, 150, FAST, seed=3, workers=1, progress_every=0)
+    [shard] = [os.path.join(out, name) for name in os.listdir(out) if name.endswith(".kgame")]
+    games = list(game_records.read_games(shard))
+    samples = [s for game in games for s in game_records.samples(game)]
+    quiet = [s for s in samples if game_records.Filters().keeps(s)]
+    assert 0 < len(quiet) < len(samples)
+    every = tmp_path / "every.kpos"
+    kept = tmp_path / "quiet.kpos"
+    datagen.merge([shard], str(kept), dedup=False, shuffle=False, seed=1)
+    datagen.merge([shard], str(every), dedup=False, shuffle=False, seed=1,
+                  filters=game_records.Filters(keep_checks=True, keep_noisy=True))
+    records = list(read_records(str(kept)))
+    assert [(r.fen, r.score, r.result) for r in records] == [(s.fen, s.score, s.result) for s in quiet]
+    for record in records:
+        assert not chess.Board(record.fen).is_check()
+    assert len(list(read_records(str(every)))) == sum(1 for s in samples if not s.flags & game_records.FLAG_MATE)
+
+
 def test_local_workers_write_their_own_shards(tmp_path: Path) -> None:
     out = str(tmp_path / "data")
     held = datagen.generate(out, 150, FAST, seed=3, workers=2, progress_every=0)
-    shards = [name for name in os.listdir(out) if name.endswith(".kpos")]
+    shards = [os.path.join(out, name) for name in os.listdir(out) if name.endswith(".kgame")]
     assert held >= 150 and 1 <= len(shards) <= 2
-    assert sum(os.path.getsize(os.path.join(out, name)) for name in shards) == held * RECORD_SIZE
+    assert sum(game_records.scan(path)[1] for path in shards) == held
+    assert not os.path.exists(os.path.join(out, datagen.PID_FILE))     # gone with the run
 
 
 def _dying_game(index: int, seed: int, settings: datagen.Settings) -> datagen.GameRecords:
@@ -174,7 +246,8 @@ def _dying_game(index: int, seed: int, settings: datagen.Settings) -> datagen.Ga
     if index == 1 and not os.path.exists(marker):
         open(marker, "w").close()
         os.kill(os.getpid(), signal.SIGKILL)
-    return datagen.GameRecords(index, pack(chess.STARTING_FEN, index, RESULT_DRAW), 1, 1, "1/2-1/2", "w")
+    data = game_records.pack_game(chess.STARTING_FEN, RESULT_DRAW, ["e2e4"], [index])
+    return datagen.GameRecords(index, data, 1, 1, "1/2-1/2", "w")
 
 
 def test_a_killed_worker_loses_only_its_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -190,39 +263,79 @@ def test_a_killed_worker_loses_only_its_game(tmp_path: Path, monkeypatch: pytest
 def test_dask_workers_write_their_own_shards(tmp_path: Path) -> None:
     out = str(tmp_path / "data")
     held = datagen.generate(out, 60, FAST, seed=4, dask="local:1", progress_every=0)
-    shards = [name for name in os.listdir(out) if name.endswith(".kpos")]
+    shards = [name for name in os.listdir(out) if name.endswith(".kgame")]
     assert held >= 60 and len(shards) == 1 and shards[0].startswith("dask-")
-    records = list(read_records(os.path.join(out, shards[0])))
-    assert len(records) == held and all(chess.Board(r.fen).is_valid() for r in records)
+    games = list(game_records.read_games(os.path.join(out, shards[0])))
+    assert sum(len(game.moves) for game in games) == held
+    assert all(chess.Board(game.start_fen).is_valid() for game in games)
+
+
+def _start_background_run(out: Path) -> subprocess.Popen[str]:
+    command = [sys.executable, "-m", "tools.datagen", "generate", "--out", str(out), "--positions", "10000000",
+               "--workers", "2", "--soft-nodes", "300", "--hard-nodes", "3000", "--progress-every", "0.5",
+               "--weighted", "--nice", "5"]
+    # As nohup starts it: SIGINT ignored, so SIGTERM is the way to stop it.
+    run = subprocess.Popen(command, cwd=REPO_ROOT, stderr=subprocess.PIPE, text=True,
+                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not any(out.glob("*.kgame")):
+        time.sleep(0.2)
+    return run
+
+
+def _held(out: Path) -> int:
+    return sum(game_records.scan(str(shard))[1] for shard in out.glob("*.kgame"))
 
 
 def test_sigterm_stops_a_background_run_cleanly(tmp_path: Path) -> None:
-    import subprocess
-    import sys
-    import time
-
     import psutil
     out = tmp_path / "data"
-    command = [sys.executable, "-m", "tools.datagen", "generate", "--out", str(out), "--positions", "10000000",
-               "--workers", "2", "--soft-nodes", "300", "--hard-nodes", "3000", "--progress-every", "0.5"]
-    # As nohup starts it: SIGINT ignored, so SIGTERM is the way to stop it.
-    run = subprocess.Popen(command, cwd=Path(__file__).resolve().parent.parent, stderr=subprocess.PIPE, text=True,
-                           preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not any(out.glob("*.kpos")):
-        time.sleep(0.2)
+    run = _start_background_run(out)
     children = psutil.Process(run.pid).children(recursive=True)
+    assert all(child.nice() == 5 for child in children)
     run.send_signal(signal.SIGTERM)
     _, err = run.communicate(timeout=30)
     assert run.returncode == 130, err
     assert "interrupted; run the same command again to go on" in err
-    shards = list(out.glob("*.kpos"))
-    assert shards and all(shard.stat().st_size % RECORD_SIZE == 0 for shard in shards)
-    held = sum(shard.stat().st_size for shard in shards) // RECORD_SIZE
+    shards = list(out.glob("*.kgame"))
+    assert shards and all(game_records.scan(str(shard))[2] == shard.stat().st_size for shard in shards)
     manifest = (out / "datagen.json").read_text()
-    assert f'"positions": {held}' in manifest
+    assert f'"positions": {_held(out)}' in manifest
     gone, alive = psutil.wait_procs(children, timeout=30)
     assert not alive, "worker processes outlived the run"
+
+
+def test_paused_stops_the_generator_while_a_command_runs(tmp_path: Path) -> None:
+    import psutil
+    out = tmp_path / "data"
+    run = _start_background_run(out)
+    try:
+        family = [psutil.Process(run.pid), *psutil.Process(run.pid).children(recursive=True)]
+        # The command reports the generator's state from inside the pause, then exits 3.
+        probe = ("import psutil, sys; states = {psutil.Process(p).status() for p in map(int, sys.argv[1:])}; "
+                 "print(sorted(states)); sys.exit(3)")
+        result = _generate("paused", str(out), "--", sys.executable, "-c", probe, *[str(p.pid) for p in family])
+        assert result.returncode == 3, result.stderr
+        assert result.stdout.strip() == "['stopped']"
+        assert f"paused {len(family)} generator process(es)" in result.stderr
+        # Resumed afterwards: it goes on writing games.
+        assert all(p.status() != psutil.STATUS_STOPPED for p in family)
+        before = _held(out)
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and _held(out) == before:
+            time.sleep(0.2)
+        assert _held(out) > before
+        assert _generate("pause", str(out)).returncode == 0
+        assert all(p.status() == psutil.STATUS_STOPPED for p in family)
+        assert _generate("resume", str(out)).returncode == 0
+    finally:
+        run.send_signal(signal.SIGTERM)
+        os.kill(run.pid, signal.SIGCONT)
+        run.communicate(timeout=30)
+    # Without a running generator the command runs alone, and pause says there is none.
+    alone = _generate("paused", str(out), "--", sys.executable, "-c", "print('ran')")
+    assert alone.returncode == 0 and alone.stdout.strip() == "ran" and "no generator runs" in alone.stderr
+    assert _generate("pause", str(out)).returncode == 1
 
 
 def test_nnue_compare_scores_the_weighted_evaluation_and_nets(tmp_path: Path,

@@ -1,25 +1,34 @@
-"""Training positions for the learned evaluation, from Kestrel's own games.
+"""Training games for the learned evaluation, from Kestrel's own play: a process that never stops.
 
 ``python -m tools.datagen generate --out DIR --positions N`` plays Kestrel against itself at a fixed
 soft node count (the C search called in-process: no UCI round trip, a small hash cleared only between
-games), from random openings or a book's lines plus random plies, and writes the quiet positions of
-each finished game with its search score and the game's result (format: ``tools/nnue_data.py``).
+games) with the built-in net (or ``--eval-file NET``, or ``--weighted``), from a book's lines plus
+random plies, and writes each finished game in the compact game format (``tools/game_records.py``):
+the start position, then a move and its search score a ply.  Every searched position is kept; the
+filters that pick training positions run when the games become training records
+(``merge``), so they can change without playing again.
 
-- **Shards.** Every worker's games go to its own file ``DIR/<worker>.kpos``; the coordinator alone
+- **Openings.** A book line, random plies, then a short search: an opening whose score is beyond
+  ``--opening-bound`` centipawns is dropped (a lopsided game teaches little) and another drawn.
+- **Shards.** Every worker's games go to its own file ``DIR/<worker>.kgame``; the coordinator alone
   writes, a whole game at a time, so a killed worker loses at most the game it was playing, and a
-  killed coordinator at most a partial record, cut off on resume.
+  killed coordinator at most a partial game, cut off on resume.
 - **Resume.** Running the same command again continues until DIR holds N positions; game numbers go
   on from ``DIR/datagen.json``, so the new games are new.
+- **In the background.** ``--nice 19`` lowers the run's priority; ``DIR/datagen.pid`` names the
+  running generator, and ``python -m tools.datagen paused DIR -- COMMAND...`` stops it (SIGSTOP) while
+  COMMAND runs (a match whose figures are reported), then lets it go on; ``pause DIR`` and
+  ``resume DIR`` do each half alone.
 - **Workers.** ``--workers K`` local processes, or ``--dask local:K`` / ``--dask SCHEDULER`` to spread
   the games over a Dask cluster (each worker needs Kestrel installed).
-- ``python -m tools.datagen merge SHARD... -o FILE [--dedup] [--shuffle]`` joins shards, keeping the
-  first record of each position (numpy: ``pip install '.[nnue]'``); ``python -m tools.datagen stats
-  FILE...`` summarises a file.  Generating needs nothing beyond the engine.
+- ``python -m tools.datagen merge FILE... -o OUT.kpos [--dedup] [--shuffle] [--mirror]`` turns games
+  (and ``.kpos`` files) into training records (numpy: ``pip install '.[nnue]'``); ``stats FILE...``
+  summarises files.  Generating needs nothing beyond the engine.
 
-Games end by the rules, by a mate score (the side with the mate wins), by adjudication as the runner
-does it (both sides' scores beyond ``--resign-score`` for ``--resign-plies`` plies; within
-``--draw-score`` for ``--draw-plies`` plies after ``--draw-after`` plies), by a Syzygy probe with
-``--syzygy DIR``, or as a draw after ``--max-plies``.
+Games end by the rules, by a mate score (the side with the mate wins), by the runner's own
+adjudication (``tournaments/adjudication.py``: both sides' scores beyond ``--resign-score`` for two
+moves each; within ``--draw-score`` for six moves each after move 40), by the engine's Syzygy tables
+with ``--syzygy DIR`` (``uci_engine/tablebases.py``), or as a draw after ``--max-plies``.
 """
 
 from __future__ import annotations
@@ -30,16 +39,28 @@ import json
 import os
 import random
 import signal
+import stat
+import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from tools.nnue_data import RECORD_SIZE, RESULT_DRAW, RESULT_LOSS, RESULT_WIN, load_array, pack, read_records
+from tools.game_records import (
+    MATE_LIMIT,
+    Filters,
+    encode_score,
+    iter_games,
+    pack_game,
+    scan,
+    to_training_records,
+)
+from tools.nnue_data import RECORD_SIZE, RESULT_DRAW, RESULT_LOSS, RESULT_WIN, load_array
 
-MATE_BOUND = 32000 - 128          # the core's MATE_IN_MAX_PLY: beyond it a score is a mate
 MANIFEST = "datagen.json"
+PID_FILE = "datagen.pid"
+SHARD_SUFFIX = ".kgame"
 
 
 @dataclass(frozen=True)
@@ -52,19 +73,21 @@ class Settings:
     random_plies: int = 8
     book: str | None = None
     book_lines: tuple[str, ...] = ()
+    opening_bound: int = 600          # centipawns: an opening searched beyond this is dropped
     resign_score: int = 1000
-    resign_plies: int = 4
+    resign_moves: int = 2             # each side's, so 4 plies
     draw_score: int = 10
-    draw_plies: int = 12
-    draw_after: int = 80
+    draw_moves: int = 6               # each side's, so 12 plies
+    draw_after_move: int = 40
     max_plies: int = 400
     syzygy: str | None = None
-    eval_file: str | None = None      # a net file to play with (the second generation); None: weighted
+    eval_file: str | None = None      # a net file to play with; None: the built-in net
+    weighted: bool = False            # play with the weighted evaluation instead of a net
 
 
 @dataclass
 class GameRecords:
-    """One finished game: its records, ready to append, and how it ended."""
+    """One finished game: its bytes, ready to append, and how it ended."""
 
     index: int
     data: bytes
@@ -77,55 +100,54 @@ class GameRecords:
 # One searcher per worker process, made on its first game: a new one per game would allocate the
 # hash table each time.
 _SEARCHER: Any = None
-_SEARCHER_KEY: tuple[int, str | None] | None = None      # the settings it was made for
-_TABLEBASE: Any = None
+_SEARCHER_KEY: tuple[int, str | None, bool] | None = None      # the settings it was made for
+_PROBE: Any = None
 
 
 def _searcher(settings: Settings) -> Any:
     global _SEARCHER, _SEARCHER_KEY
     from search.alphabeta_searcher import AlphaBetaSearcher
-    key = (settings.hash_mb, settings.eval_file)
+    key = (settings.hash_mb, settings.eval_file, settings.weighted)
     if _SEARCHER is None or _SEARCHER_KEY != key:
         _SEARCHER = AlphaBetaSearcher(hash_mb=settings.hash_mb, threads=1)
         _SEARCHER_KEY = key
-        if settings.eval_file:
-            from eval.networks import load_network
-            _SEARCHER.set_network(load_network(settings.eval_file)[0])
+        if not settings.weighted:
+            from eval.networks import builtin_network, load_network
+            network = load_network(settings.eval_file)[0] if settings.eval_file else builtin_network()
+            _SEARCHER.set_network(network)
     return _SEARCHER
 
 
-def _tablebase(settings: Settings) -> Any:
-    global _TABLEBASE
-    if settings.syzygy and _TABLEBASE is None:
-        import chess.syzygy
-        _TABLEBASE = chess.syzygy.open_tablebase(settings.syzygy)
-    return _TABLEBASE
+def _tablebase_probe(settings: Settings) -> Any:
+    """The engine's WDL probe of the tables in ``settings.syzygy`` (fen -> -2..2 or None), once a process."""
+    global _PROBE
+    if _PROBE is None:
+        from uci_engine.tablebases import Tablebases
+        tables = Tablebases()
+        tables.open(settings.syzygy or "")
+        _PROBE = tables.wdl_prober(fifty_move_rule=True) or (lambda fen: None)
+    return _PROBE
 
 
 def _tablebase_result(fen: str, settings: Settings) -> int | None:
     """RESULT_* from the side to move's view when the tables know the position; None otherwise."""
-    table = _tablebase(settings)
-    if table is None:
-        return None
-    import chess
-    import chess.syzygy
-    board = chess.Board(fen)
-    if chess.popcount(board.occupied) > 5 or board.castling_rights:
-        return None
+    placement, _, castling = fen.split()[:3]
+    if castling != "-" or sum(c.isalpha() for c in placement) > 5:
+        return None                    # the tables hold no castling rights, and at most 5 pieces here
     try:
-        wdl = table.probe_wdl(board)
-    except (chess.syzygy.MissingTableError, OSError, ValueError):
+        wdl = _tablebase_probe(settings)(fen)
+    except (OSError, ValueError, KeyError):      # a damaged table: play the game out
         return None
-    return RESULT_WIN if wdl > 1 else RESULT_LOSS if wdl < -1 else RESULT_DRAW
+    if wdl is None:
+        return None
+    return RESULT_WIN if wdl > 0 else RESULT_LOSS if wdl < 0 else RESULT_DRAW
 
 
 def _opening(rng: random.Random, settings: Settings) -> Any:
     """A book line (when given) and then random legal plies; None if the plies ended the game."""
     from search.board.position import Position
     if settings.book_lines:
-        line = rng.choice(settings.book_lines)
-        fields = line.split()
-        position = Position(" ".join(fields[:4]) + " 0 1")
+        position = Position(rng.choice(settings.book_lines))
     else:
         position = Position()
     # An odd count now and then, so that both colours move first out of the opening.
@@ -137,67 +159,74 @@ def _opening(rng: random.Random, settings: Settings) -> Any:
     return position if position.outcome() is None else None
 
 
-def _is_capture(position: Any, uci: str) -> bool:
-    to_square = (ord(uci[2]) - ord("a")) + 8 * (int(uci[3]) - 1)
-    if position.piece_at(to_square) is not None:
-        return True
-    # A pawn that changes file onto an empty square captures en passant.
-    from_square = (ord(uci[0]) - ord("a")) + 8 * (int(uci[1]) - 1)
-    return position.piece_at(from_square) in ("P", "p") and uci[0] != uci[2]
+def _balanced_opening(rng: random.Random, settings: Settings, searcher: Any, limits: Any) -> Any:
+    """An opening whose short search stays within ``opening_bound``: lopsided games teach little."""
+    while True:
+        position = _opening(rng, settings)
+        if position is None:
+            continue
+        result = searcher.search(position, limits)
+        if result.score[0] == "cp" and abs(result.score[1]) <= settings.opening_bound:
+            return position
+
+
+def _adjudicator(settings: Settings) -> Any:
+    from tournaments.adjudication import Adjudicator
+    from tournaments.config import AdjudicationConfig
+    return Adjudicator(AdjudicationConfig(
+        draw_movenumber=settings.draw_after_move, draw_movecount=settings.draw_moves,
+        draw_score=settings.draw_score, resign_movecount=settings.resign_moves,
+        resign_score=settings.resign_score, resign_twosided=True))
 
 
 def play_game(index: int, seed: int, settings: Settings) -> GameRecords:
-    """Play game number `index` of the run seeded `seed`; the records of its quiet positions."""
+    """Play game number `index` of the run seeded `seed`; the game's record, every searched ply kept."""
+    import chess
+
     from search.limits import SearchLimits
+    from tournaments.adjudication import MATE_CP
     rng = random.Random(seed * 1_000_003 + index)
     searcher = _searcher(settings)
     searcher.clear()
-    position = None
-    while position is None:
-        position = _opening(rng, settings)
     limits = SearchLimits(nodes=settings.hard_nodes, soft_nodes=settings.soft_nodes)
-    kept: list[tuple[str, int, bool]] = []     # (FEN, score for the side to move, white to move)
-    winning = losing = quiet = 0               # consecutive plies of adjudication evidence
-    plies = 0
-    white_result: int | None = None            # RESULT_* from White's view
+    position = _balanced_opening(rng, settings, searcher, limits)
+    start_fen = position.fen()
+    board = chess.Board(start_fen)     # the runner's adjudication reads a python-chess board
+    adjudicator = _adjudicator(settings)
+    moves: list[str] = []
+    scores: list[int] = []
+    white_result: int | None = None    # RESULT_* from White's view
     while white_result is None:
         outcome = position.outcome()
         if outcome is not None:
             white_result = {"1-0": RESULT_WIN, "0-1": RESULT_LOSS}.get(outcome, RESULT_DRAW)
             break
-        fen = position.fen()
         white = position.turn
-        table_result = _tablebase_result(fen, settings) if settings.syzygy else None
-        if table_result is not None:
-            white_result = table_result if white else 2 - table_result
+        if settings.syzygy:
+            table_result = _tablebase_result(position.fen(), settings)
+            if table_result is not None:
+                white_result = table_result if white else RESULT_WIN - table_result
+                break
+        if len(moves) >= settings.max_plies:
+            white_result = RESULT_DRAW
             break
         result = searcher.search(position, limits)
-        score = int(result.value)
-        if abs(score) >= MATE_BOUND:
-            side_result = RESULT_WIN if score > 0 else RESULT_LOSS
-            white_result = side_result if white else 2 - side_result
+        kind, value = result.score
+        moves.append(result.best_move)
+        scores.append(encode_score(kind, value))
+        if kind == "mate":
+            side_result = RESULT_WIN if value > 0 else RESULT_LOSS
+            white_result = side_result if white else RESULT_WIN - side_result
             break
-        move = result.best_move
-        if not position.is_check() and len(move) == 4 and not _is_capture(position, move):
-            kept.append((fen, score, white))
-        # The runner's adjudication: scores are from the side to move, so a decided game shows
-        # alternating signs; count plies where the score says White is winning (or losing).
-        white_score = score if white else -score
-        winning = winning + 1 if white_score >= settings.resign_score else 0
-        losing = losing + 1 if white_score <= -settings.resign_score else 0
-        quiet = quiet + 1 if abs(score) <= settings.draw_score and plies >= settings.draw_after else 0
-        if winning >= settings.resign_plies:
-            white_result = RESULT_WIN
-        elif losing >= settings.resign_plies:
-            white_result = RESULT_LOSS
-        elif quiet >= settings.draw_plies or plies >= settings.max_plies:
-            white_result = RESULT_DRAW
-        position.push(move)
-        plies += 1
-    data = b"".join(pack(fen, score, white_result if white else 2 - white_result)
-                    for fen, score, white in kept)
+        position.push(result.best_move)
+        board.push_uci(result.best_move)
+        adjudicator.record(value if kind == "cp" else MATE_CP)
+        verdict = adjudicator.verdict(board)
+        if verdict is not None:
+            white_result = {"1-0": RESULT_WIN, "0-1": RESULT_LOSS}.get(verdict.result, RESULT_DRAW)
     name = {RESULT_WIN: "1-0", RESULT_LOSS: "0-1", RESULT_DRAW: "1/2-1/2"}[white_result]
-    return GameRecords(index, data, len(kept), plies, name, _worker_name())
+    data = pack_game(start_fen, white_result, moves, scores)
+    return GameRecords(index, data, len(moves), len(moves), name, _worker_name())
 
 
 def _worker_name() -> str:
@@ -219,17 +248,17 @@ class ShardWriter:
         self.handles: dict[str, Any] = {}
         self.positions = cut = 0
         for name in sorted(os.listdir(directory)):
-            if name.endswith(".kpos"):
+            if name.endswith(SHARD_SUFFIX):
                 path = os.path.join(directory, name)
-                size = os.path.getsize(path)
-                if size % RECORD_SIZE:
-                    # A coordinator killed inside a write: drop the partial record.
+                _, plies, whole = scan(path)
+                if whole < os.path.getsize(path):
+                    # A coordinator killed inside a write: drop the partial game.
                     with open(path, "r+b") as handle:
-                        handle.truncate(size - size % RECORD_SIZE)
+                        handle.truncate(whole)
                     cut += 1
-                self.positions += size // RECORD_SIZE
+                self.positions += plies
         if cut:
-            print(f"datagen: cut a partial record off {cut} shard(s)", file=sys.stderr)
+            print(f"datagen: cut a partial game off {cut} shard(s)", file=sys.stderr)
         manifest = self._read_manifest()
         self.games = int(manifest.get("games", 0))
         self.seed = int(manifest.get("seed", seed))
@@ -247,7 +276,7 @@ class ShardWriter:
     def append(self, game: GameRecords) -> None:
         handle = self.handles.get(game.worker)
         if handle is None:
-            handle = open(os.path.join(self.directory, game.worker + ".kpos"), "ab")
+            handle = open(os.path.join(self.directory, game.worker + SHARD_SUFFIX), "ab")
             self.handles[game.worker] = handle
         handle.write(game.data)
         handle.flush()
@@ -290,7 +319,7 @@ class Progress:
             return
         self.last = now
         rate = (positions - self.start_positions) / max(1e-9, now - self.started)
-        left = (self.target - positions) / rate if rate > 0 else float("inf")
+        left = max(0, self.target - positions) / rate if rate > 0 else float("inf")
         eta = "-" if left == float("inf") else f"{int(left // 3600)}h{int(left % 3600 // 60):02d}m"
         print(f"datagen: {positions:,} / {self.target:,} positions, {rate:.0f} pos/s, {games:,} games, "
               f"ETA {eta}", file=sys.stderr, flush=True)
@@ -376,6 +405,9 @@ def generate(directory: str, target: int, settings: Settings, seed: int, workers
                                          else _local_games(workers, writer.games, writer.seed, settings))
     else:
         source = games(writer.games, writer.seed, settings)
+    pid_file = os.path.join(directory, PID_FILE)
+    with open(pid_file, "w") as handle:
+        handle.write(f"{os.getpid()}\n")
     try:
         for game in source:
             writer.append(game)
@@ -387,6 +419,10 @@ def generate(directory: str, target: int, settings: Settings, seed: int, workers
             source.close()
         writer.close()
         progress.update(writer.positions, writer.games, force=True)
+        try:
+            os.remove(pid_file)
+        except OSError:
+            pass
     return writer.positions
 
 
@@ -420,17 +456,54 @@ def mirrored(records: Any) -> Any:
     return out
 
 
-def merge(inputs: list[str], output: str, dedup: bool, shuffle: bool, seed: int,
-          mirror: bool = False) -> tuple[int, int, int]:
-    """Concatenate shards into `output`; (records read, mirror images added, records written).  With `dedup`, the first
-    record of each position is kept (the board, side to move, castling and en passant: the same
-    position with other labels or clocks is a duplicate).  numpy does the work, so tens of millions
-    of records take seconds, not a Python set.  With `mirror`, the left-right mirror images of the
-    positions without castling rights are added (before the de-duplication)."""
+def _checked_records(path: str) -> Any:
+    """The records of a .kpos file as an (N, 32) uint8 array; ValueError naming the first record
+    that no generator writes (more than 32 pieces, a bad piece code, result, flag or square)."""
     import numpy as np
-    parts = []
-    for path in inputs:
-        parts.append(np.asarray(load_array(path)).view(np.uint8).reshape(-1, RECORD_SIZE))
+    records = np.asarray(load_array(path)).view(np.uint8).reshape(-1, RECORD_SIZE)
+    if os.path.getsize(path) % RECORD_SIZE:
+        raise ValueError(f"{path}: {os.path.getsize(path)} bytes is not a whole number of {RECORD_SIZE}-byte records")
+    occupied = records[:, :8].copy().view("<u8").ravel()
+    counts = np.zeros(len(records), dtype=np.int64)
+    for bit in range(64):
+        counts += ((occupied >> np.uint64(bit)) & np.uint64(1)).astype(np.int64)
+    nibbles = np.empty((len(records), 32), dtype=np.uint8)
+    nibbles[:, 0::2] = records[:, 8:24] & 15
+    nibbles[:, 1::2] = records[:, 8:24] >> 4
+    used = np.arange(32)[None, :] < counts[:, None]
+    bad = ((counts > 32) | ((nibbles >= 12) & used).any(axis=1) | (records[:, 26] > RESULT_WIN)
+           | ((records[:, 27] & 0x70) != 0) | (records[:, 28] > 64))
+    if bad.any():
+        first = int(np.argmax(bad))
+        raise ValueError(f"{path}: record {first} is not a training record (is this a .kpos file?)")
+    return records
+
+
+def _input_records(path: str, filters: Filters) -> Any:
+    """The training records of one input: a .kpos file as it is, a .kgame file's games filtered."""
+    import numpy as np
+    if not path.endswith(SHARD_SUFFIX):
+        return _checked_records(path)
+    with open(path, "rb") as handle:
+        data = handle.read()
+    games, _, whole = scan(path)
+    if whole != len(data):
+        print(f"datagen: {path}: {len(data) - whole} bytes after game {games} are not a whole game; ignored",
+              file=sys.stderr)
+    packed = b"".join(to_training_records(iter_games(memoryview(data)[:whole]), filters))
+    return np.frombuffer(packed, dtype=np.uint8).reshape(-1, RECORD_SIZE)
+
+
+def merge(inputs: list[str], output: str, dedup: bool, shuffle: bool, seed: int,
+          mirror: bool = False, filters: Filters | None = None) -> tuple[int, int, int]:
+    """Training records from games and record files into `output`; (records read, mirror images
+    added, records written).  Games become the records of the positions `filters` keep.  With
+    `dedup`, the first record of each position is kept (the board, side to move, castling and en
+    passant: the same position with other labels or clocks is a duplicate).  numpy does the work,
+    so tens of millions of records take seconds, not a Python set.  With `mirror`, the left-right
+    mirror images of the positions without castling rights are added (before the de-duplication)."""
+    import numpy as np
+    parts = [_input_records(path, filters or Filters()) for path in inputs]
     records = np.concatenate(parts) if parts else np.zeros((0, RECORD_SIZE), dtype=np.uint8)
     read = len(records)
     if mirror and read:
@@ -448,34 +521,141 @@ def merge(inputs: list[str], output: str, dedup: bool, shuffle: bool, seed: int,
 
 
 def stats(paths: list[str]) -> dict[str, float]:
-    """Count, results and score spread of the records in `paths`."""
-    count = wins = draws = losses = 0
-    total = total_abs = 0
+    """Games, positions, results and score spread of game files (.kgame) and record files (.kpos)."""
+    from tools.nnue_data import read_records
+    games = positions = wins = draws = losses = mates = 0
+    total_abs = 0
+    results = {RESULT_WIN: 0, RESULT_DRAW: 0, RESULT_LOSS: 0}
     for path in paths:
+        if path.endswith(SHARD_SUFFIX):
+            _, _, whole = scan(path)
+            with open(path, "rb") as handle:
+                data = handle.read(whole)
+            for game in iter_games(data):
+                games += 1
+                results[game.result] += 1
+                positions += len(game.scores)
+                mates += sum(abs(score) > MATE_LIMIT for score in game.scores)
+                total_abs += sum(abs(score) for score in game.scores if abs(score) <= MATE_LIMIT)
+            continue
         for record in read_records(path):
-            count += 1
+            positions += 1
             wins += record.result == RESULT_WIN
             draws += record.result == RESULT_DRAW
             losses += record.result == RESULT_LOSS
-            total += record.score
             total_abs += abs(record.score)
-    return {"positions": count, "wins": wins, "draws": draws, "losses": losses,
-            "mean_score": total / max(1, count), "mean_abs_score": total_abs / max(1, count)}
+    summary: dict[str, float] = {"positions": positions,
+                                 "mean_abs_score": total_abs / max(1, positions - mates)}
+    if games:
+        summary.update({"games": games, "white_wins": results[RESULT_WIN], "draws": results[RESULT_DRAW],
+                        "black_wins": results[RESULT_LOSS], "mate_scores": mates,
+                        "plies_per_game": positions / games})
+    if wins + draws + losses:
+        summary.update({"wins": wins, "draws": draws, "losses": losses})
+    return summary
+
+
+def _generator_processes(directory: str) -> list[int]:
+    """The running generator of `directory` and its worker processes (pids); empty when none runs."""
+    try:
+        with open(os.path.join(directory, PID_FILE)) as handle:
+            pid = int(handle.read().strip())
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            if b"datagen" not in handle.read():
+                return []          # a stale file whose pid now belongs to something else
+    except (OSError, ValueError):
+        return []
+    parents: dict[int, int] = {}
+    for name in os.listdir("/proc"):
+        if name.isdigit():
+            try:
+                with open(f"/proc/{name}/stat") as handle:
+                    # The parent is the second field after the command, which may hold spaces.
+                    parents[int(name)] = int(handle.read().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                continue
+    family = [pid]
+    for process in family:
+        family.extend(child for child, parent in parents.items() if parent == process)
+    return family
+
+
+def signal_generator(directory: str, signum: int) -> int:
+    """Send `signum` to the generator of `directory` and its workers; how many processes got it."""
+    sent = 0
+    for pid in _generator_processes(directory):
+        try:
+            os.kill(pid, signum)
+            sent += 1
+        except OSError:
+            continue
+    return sent
+
+
+def run_paused(directory: str, command: list[str]) -> int:
+    """Run `command` with the generator of `directory` stopped, then let the generator go on; the
+    command's exit status.  The generator is resumed however the command ends."""
+    stopped = signal_generator(directory, signal.SIGSTOP)
+    print(f"datagen: paused {stopped} generator process(es) of {directory}" if stopped
+          else f"datagen: no generator runs for {directory}; running the command alone", file=sys.stderr)
+    previous = signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        return subprocess.call(command)
+    except KeyboardInterrupt:
+        return 130
+    except OSError as err:
+        print(f"datagen: cannot run {command[0]}: {err}", file=sys.stderr)
+        return 127
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        if stopped:
+            signal_generator(directory, signal.SIGCONT)
+            print(f"datagen: resumed the generator of {directory}", file=sys.stderr)
+
+
+def _regular_file(path: str) -> str:
+    """`path` when it names a regular file (never a FIFO, device or folder, which could block or
+    never end); ValueError saying what it is otherwise."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError as err:
+        raise ValueError(f"{path}: {err.strerror}") from err
+    if not stat.S_ISREG(mode):
+        raise ValueError(f"{path}: not a regular file")
+    return path
 
 
 def _book_lines(path: str) -> tuple[str, ...]:
-    with open(path) as handle:
-        return tuple(line.strip() for line in handle if line.strip() and not line.startswith("#"))
+    """The book's positions as FENs (the first four fields of each line, clocks reset); ValueError
+    naming the first line that is not a position, so a bad book stops the run before it starts."""
+    from search.board.position import Position
+    lines = []
+    with open(_regular_file(path), errors="replace") as handle:
+        for number, line in enumerate(handle, 1):
+            fields = line.split()
+            if not fields or fields[0].startswith("#"):
+                continue
+            fen = " ".join(fields[:4]) + " 0 1"
+            try:
+                if len(fields) < 4:
+                    raise ValueError("fewer than four fields")
+                Position(fen)
+            except ValueError as err:
+                raise ValueError(f"{path}:{number}: not a position ({err})") from err
+            lines.append(fen)
+    if not lines:
+        raise ValueError(f"{path}: no positions")
+    return tuple(lines)
 
 
 def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def main(argv: list[str] | None = None) -> int:
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m tools.datagen", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
-    gen = commands.add_parser("generate", help="play games and write their positions")
+    gen = commands.add_parser("generate", help="play games and write them")
     gen.add_argument("--out", required=True, help="directory of the shards (created; resumed when it exists)")
     gen.add_argument("--positions", type=int, required=True, help="stop once the directory holds this many")
     gen.add_argument("--soft-nodes", type=int, default=Settings.soft_nodes,
@@ -485,54 +665,136 @@ def main(argv: list[str] | None = None) -> int:
     gen.add_argument("--random-plies", type=int, default=Settings.random_plies,
                      help="random legal plies after the book line (default %(default)s, +0 or 1)")
     gen.add_argument("--book", help="EPD file: each game starts from a random line of it")
+    gen.add_argument("--opening-bound", type=int, default=Settings.opening_bound,
+                     help="drop openings whose short search is beyond this many centipawns (default %(default)s)")
     gen.add_argument("--syzygy", help="Syzygy directory: positions the tables know end the game")
     gen.add_argument("--max-plies", type=int, default=Settings.max_plies)
     gen.add_argument("--seed", type=int, default=1)
-    gen.add_argument("--eval-file", metavar="NET",
-                     help="play with this net file (the next generation's data); default: the weighted evaluation")
+    nets = gen.add_mutually_exclusive_group()
+    nets.add_argument("--eval-file", metavar="NET", help="play with this net file (default: the built-in net)")
+    nets.add_argument("--weighted", action="store_true", help="play with the weighted evaluation")
     gen.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="local processes (default: cores)")
     gen.add_argument("--dask", metavar="ADDRESS", help="local:N or a scheduler address instead of local processes")
+    gen.add_argument("--nice", type=int, default=0, help="lower the run's priority by this much (19: background)")
     gen.add_argument("--progress-every", type=float, default=10.0, help="seconds between status lines")
-    join = commands.add_parser("merge", help="concatenate shards (optionally de-duplicated and shuffled)")
+    join = commands.add_parser("merge", help="training records (.kpos) from games (.kgame) and record files")
     join.add_argument("inputs", nargs="+")
     join.add_argument("-o", "--output", required=True)
     join.add_argument("--dedup", action="store_true", help="keep the first record of each position")
     join.add_argument("--shuffle", action="store_true")
     join.add_argument("--mirror", action="store_true",
                       help="add the left-right mirror image of each position without castling rights")
+    join.add_argument("--min-ply", type=int, default=0, help="skip each game's first plies (default 0)")
+    join.add_argument("--keep-checks", action="store_true", help="keep positions in check")
+    join.add_argument("--keep-noisy", action="store_true",
+                      help="keep positions whose move is a capture or promotion")
     join.add_argument("--seed", type=int, default=1)
-    summary = commands.add_parser("stats", help="count and labels of record files")
+    summary = commands.add_parser("stats", help="count and labels of game and record files")
     summary.add_argument("inputs", nargs="+")
-    args = parser.parse_args(argv)
+    for name, text in (("pause", "stop a running generator (SIGSTOP)"), ("resume", "let a paused generator go on")):
+        commands.add_parser(name, help=text).add_argument("directory", help="the generator's --out")
+    hold = commands.add_parser("paused", help="run a command with the generator paused: paused DIR -- COMMAND...")
+    hold.add_argument("directory", help="the generator's --out")
+    hold.add_argument("run", nargs=argparse.REMAINDER, metavar="-- COMMAND", help="the command and its arguments")
+    return parser
 
-    if args.command == "merge":
-        read, added, written = merge(args.inputs, args.output, args.dedup, args.shuffle, args.seed, args.mirror)
-        mirrors = f" and {added:,} mirror images" if args.mirror else ""
-        print(f"merged {read:,} records{mirrors} into {written:,} ({read + added - written:,} duplicates dropped)")
-        return 0
-    if args.command == "stats":
-        print(json.dumps(stats(args.inputs), indent=1))
-        return 0
+
+def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Settings:
+    """The generate command's settings, every input checked before a game is played."""
+    if args.positions < 1:
+        parser.error("--positions must be at least 1")
     if args.soft_nodes < 1 or args.hard_nodes < args.soft_nodes:
         parser.error("--soft-nodes must be positive and --hard-nodes at least --soft-nodes")
     if args.workers < 1:
         parser.error("--workers must be at least 1")
+    if not 1 <= args.hash <= 4096:
+        parser.error("--hash must be 1 to 4096 MB")
+    if args.random_plies < 0 or args.max_plies < 1 or args.opening_bound < 1:
+        parser.error("--random-plies must be at least 0, --max-plies and --opening-bound at least 1")
+    if not 0 <= args.nice <= 19:
+        parser.error("--nice must be 0 to 19")
     try:
-        book_lines = _book_lines(args.book) if args.book else ()
+        os.makedirs(args.out, exist_ok=True)
+        if not os.access(args.out, os.W_OK):
+            raise PermissionError(f"{args.out} is not writable")
     except OSError as err:
-        parser.error(f"--book: {err}")
-    if args.book and not book_lines:
-        parser.error(f"--book {args.book}: no lines")
+        parser.error(f"--out {args.out}: {err}")
+    book_lines: tuple[str, ...] = ()
+    if args.book:
+        try:
+            book_lines = _book_lines(args.book)
+        except (OSError, ValueError) as err:
+            parser.error(f"--book {err}")
+    if args.syzygy:
+        from uci_engine.tablebases import Tablebases
+        tables = Tablebases()
+        problems = tables.open(args.syzygy)
+        if problems or not tables.available:
+            parser.error(f"--syzygy {args.syzygy}: " + ("; ".join(problems) or "no tables"))
+        tables.close()
     eval_file = os.path.abspath(args.eval_file) if args.eval_file else None
     if eval_file:
         from eval.networks import load_network
         try:
-            load_network(eval_file)      # refused here, with its reason, rather than in every worker
-        except (OSError, ValueError) as err:
+            load_network(_regular_file(eval_file))      # refused here, with its reason, not in every worker
+        except Exception as err:       # noqa: BLE001 - any failure to load is the same refusal
             parser.error(f"--eval-file {args.eval_file}: {err}")
-    settings = Settings(soft_nodes=args.soft_nodes, hard_nodes=args.hard_nodes, hash_mb=args.hash,
-                        random_plies=args.random_plies, book=args.book, book_lines=book_lines,
-                        max_plies=args.max_plies, syzygy=args.syzygy, eval_file=eval_file)
+    return Settings(soft_nodes=args.soft_nodes, hard_nodes=args.hard_nodes, hash_mb=args.hash,
+                    random_plies=args.random_plies, book=args.book, book_lines=book_lines,
+                    opening_bound=args.opening_bound, max_plies=args.max_plies, syzygy=args.syzygy,
+                    eval_file=eval_file, weighted=args.weighted)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command in ("merge", "stats"):
+        try:
+            for path in args.inputs:
+                _regular_file(path)
+        except ValueError as err:
+            parser.error(str(err))
+    if args.command == "merge":
+        directory = os.path.dirname(os.path.abspath(args.output))
+        if not os.path.isdir(directory) or not os.access(directory, os.W_OK):
+            parser.error(f"-o {args.output}: {directory} is not a writable folder")
+        if args.min_ply < 0:
+            parser.error("--min-ply must be at least 0")
+        filters = Filters(min_ply=args.min_ply, keep_checks=args.keep_checks, keep_noisy=args.keep_noisy)
+        try:
+            read, added, written = merge(args.inputs, args.output, args.dedup, args.shuffle, args.seed,
+                                         args.mirror, filters)
+        except ImportError:
+            print("datagen: merge needs numpy: pip install '.[nnue]'", file=sys.stderr)
+            return 2
+        except ValueError as err:
+            print(f"datagen: {err}", file=sys.stderr)
+            return 1
+        mirrors = f" and {added:,} mirror images" if args.mirror else ""
+        print(f"merged {read:,} records{mirrors} into {written:,} ({read + added - written:,} duplicates dropped)")
+        return 0
+    if args.command == "stats":
+        try:
+            print(json.dumps(stats(args.inputs), indent=1))
+        except (OSError, ValueError) as err:
+            print(f"datagen: {err}", file=sys.stderr)
+            return 1
+        return 0
+    if args.command in ("pause", "resume"):
+        sent = signal_generator(args.directory, signal.SIGSTOP if args.command == "pause" else signal.SIGCONT)
+        if not sent:
+            print(f"datagen: no generator runs for {args.directory}", file=sys.stderr)
+            return 1
+        print(f"datagen: {args.command}d {sent} process(es)")
+        return 0
+    if args.command == "paused":
+        command = args.run[1:] if args.run[:1] == ["--"] else args.run
+        if not command:
+            parser.error("paused: name the command after --")
+        return run_paused(args.directory, command)
+    settings = _settings(parser, args)
+    if args.nice:
+        os.nice(args.nice)          # the workers inherit it
     # A background run (nohup, a job scheduler) ignores Ctrl-C and is stopped by SIGTERM: both end
     # the run the same way, with the shards flushed and the manifest written.
     signal.signal(signal.SIGTERM, _interrupt)
