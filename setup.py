@@ -30,8 +30,9 @@ def core_modules():
 
 
 CORE_MODULES = core_modules()
-# The lab's compiled kernels (tools/ sits above the layers; the engine never imports them).
-TOOL_MODULES = ["tools.nnue_kernels"]
+# The lab's compiled kernels (tools/ sits above the layers; the engine never imports them): a
+# tuner's or trainer's kernel lives beside it in tools/.
+TOOL_MODULES = ["tools.nnue_kernels", "tools.texel_kernels"]
 
 
 def write_params_pxd():

@@ -1,4 +1,5 @@
 # The learned evaluation (NNUE): a perspective network 768 -> hidden (per side) -> 1, SCReLU, int16.
+# Its inputs and the bounds of its sizes are eval/nnue_architecture.pxd's.
 #
 # The network's weights live in C memory owned by a `Network` object and are only read, by every
 # thread at once.  Each thread keeps its own AccumulatorStack: the first layer's output for the
@@ -9,18 +10,14 @@ from libc.stdint cimport int16_t, int32_t, uint8_t, uint64_t
 from search.board.board cimport Board
 
 cdef enum:
-    NNUE_INPUTS = 768             # colour (own / other) x 6 piece types x 64 squares
-    NNUE_MIN_HIDDEN = 16
-    NNUE_MAX_HIDDEN = 1024
-    NNUE_HIDDEN_STEP = 16         # the width is a multiple of this: vector loops need no remainder
     ACCUMULATOR_SLOTS = 128       # a power of two, at least MAX_PLY: slots are indexed by game ply modulo this
 
 
 cdef struct NetworkWeights:
     int hidden                    # N: accumulator width per side
-    int qa                        # the clipped activation's ceiling (255)
-    int qb                        # the output weights' scale (64)
-    int scale                     # centipawns per unit of the output (400)
+    int qa                        # the clipped activation's ceiling (the trainer writes 255)
+    int qb                        # the output weights' scale (the trainer picks it per net)
+    int scale                     # centipawns per unit of the output (the trainer writes 400)
     int32_t output_bias
     # > 0: every |output weight| * qa fits an int16, so the output layer runs in 16-bit products
     # summed exactly in int32 over chunks of this many inputs; 0: one 64-bit product per input.

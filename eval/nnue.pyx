@@ -2,10 +2,10 @@
 
 The network is a perspective network: 768 inputs (colour relative to the perspective, piece type,
 square seen from that side) into ``hidden`` units per side, clipped and squared (SCReLU), into
-one output.  For perspective p (0 White, 1 Black), a piece of colour c and type t (pawn 0 ..
-king 5) on square s (a1 = 0 .. h8 = 63) is input ``(0 if c == p else 384) + 64 * t + (s if p == 0
-else s ^ 56)``.  Then, exactly (int16 accumulators, 64-bit sums, division truncated toward zero as C's ``/``;
-eval/nnue_file.py is the format's one definition and ``evaluate_reference`` its ground truth):
+one output; eval/nnue_architecture.pxd defines the inputs and the bounds of the sizes.  Then,
+exactly (int16 accumulators, 64-bit sums, division truncated toward zero as C's ``/``;
+eval/nnue_file.py is the format's one definition, and tests/nnue_reference.py its ground truth
+in Python):
 
     acc_p[j] = feature_bias[j] + sum of feature_weights[f * hidden + j] over p's inputs f
     v = clamp(acc, 0, qa)
@@ -26,10 +26,12 @@ from search.board.types cimport NO_SQUARE, piece_type_of, colour_of
 from search.board.bitboard cimport popcount, pop_lsb
 from search.board.board cimport Board, UndoRecord, PieceChange
 from eval.evaluate cimport EVAL_LIMIT
+from eval.nnue_architecture cimport (
+    NNUE_INPUTS, NNUE_MIN_HIDDEN, NNUE_MAX_HIDDEN, NNUE_HIDDEN_STEP, NNUE_MAX_QA, NNUE_MAX_QB, NNUE_MAX_SCALE,
+    nnue_feature_index,
+)
 
-import random
-from array import array
-from typing import Any, Dict
+from typing import Any
 
 cdef extern from "aligned.h" nogil:
     void* kestrel_aligned_calloc(size_t nbytes, void** block)
@@ -37,7 +39,6 @@ cdef extern from "aligned.h" nogil:
 cdef enum:
     INT32_LIMIT = 2147483647
     INT16_LIMIT = 32767
-    MAX_SCALE = 1 << 21           # raw * scale stays inside int64 for every accepted network
 
 # Every network made gets the next number: a stack compares numbers, never addresses, which
 # a new network may reuse after an old one is freed.
@@ -46,13 +47,10 @@ cdef uint64_t next_serial = 1
 
 # ---------------------------------------------------------------- inputs
 
-cdef inline int feature_index(int perspective, int piece, int square) noexcept nogil:
-    return ((0 if colour_of(piece) == perspective else 384) + 64 * piece_type_of(piece)
-            + (square if perspective == 0 else square ^ 56))
-
 cdef inline const int16_t* feature_row(const NetworkWeights* net, int perspective, int piece,
                                        int square) noexcept nogil:
-    return net.feature_weights + <size_t>feature_index(perspective, piece, square) * <size_t>net.hidden
+    cdef int feature = nnue_feature_index(perspective, colour_of(piece), piece_type_of(piece), square)
+    return net.feature_weights + <size_t>feature * <size_t>net.hidden
 
 
 # ---------------------------------------------------------------- vector loops
@@ -312,9 +310,9 @@ cdef class Network:
         if hidden < NNUE_MIN_HIDDEN or hidden > NNUE_MAX_HIDDEN or hidden % NNUE_HIDDEN_STEP:
             raise ValueError(f"hidden must be {NNUE_MIN_HIDDEN}..{NNUE_MAX_HIDDEN} and a multiple of "
                              f"{NNUE_HIDDEN_STEP}, not {hidden}")
-        if not (1 <= qa <= INT16_LIMIT and 1 <= qb <= INT16_LIMIT and 1 <= scale <= MAX_SCALE):
-            raise ValueError(f"qa and qb must be 1..{INT16_LIMIT} and scale 1..{MAX_SCALE}; got qa {qa}, "
-                             f"qb {qb}, scale {scale}")
+        if not (1 <= qa <= NNUE_MAX_QA and 1 <= qb <= NNUE_MAX_QB and 1 <= scale <= NNUE_MAX_SCALE):
+            raise ValueError(f"qa must be 1..{NNUE_MAX_QA}, qb 1..{NNUE_MAX_QB} and scale 1..{NNUE_MAX_SCALE}; "
+                             f"got qa {qa}, qb {qb}, scale {scale}")
         fw = feature_weights
         fb = feature_bias
         ow = output_weights
@@ -383,29 +381,3 @@ cdef class Network:
     def __repr__(self) -> str:
         return f"Network(hidden={self.weights.hidden}, qa={self.weights.qa}, qb={self.weights.qb}, " \
                f"scale={self.weights.scale})"
-
-
-def random_parameters(hidden: int = 256, seed: int = 1, output_range: int = 12) -> Dict[str, Any]:
-    """Network(**random_parameters(...)): seeded random weights of a trained net's magnitudes, for
-    tests and the bench.  Accumulators spread over about -250..400, so both clamps of the
-    activation bite; output weights are drawn from -output_range..output_range (above 128 the
-    network takes the 64-bit output path)."""
-    rng = random.Random(seed)
-    ours = [rng.randint(-output_range, output_range) for _ in range(hidden)]
-    # A trained net weighs the other side's units about as the negative of its own: a symmetric
-    # position then scores near zero.  The halves still differ, by a little noise.
-    noise = max(1, output_range // 8)
-    theirs = [max(-INT16_LIMIT - 1, min(INT16_LIMIT, -w + rng.randint(-noise, noise))) for w in ours]
-    return {
-        "hidden": hidden, "qa": 255, "qb": 64, "scale": 400,
-        "feature_weights": array("h", [max(-INT16_LIMIT, min(INT16_LIMIT, round(rng.gauss(0.0, 24.0))))
-                                       for _ in range(NNUE_INPUTS * hidden)]),
-        "feature_bias": array("h", [rng.randint(-64, 192) for _ in range(hidden)]),
-        "output_weights": array("h", ours + theirs),
-        "output_bias": rng.randint(-50, 50),
-    }
-
-
-def random_network(hidden: int = 256, seed: int = 1, output_range: int = 12) -> Network:
-    """A Network of random_parameters(hidden, seed, output_range)."""
-    return Network(**random_parameters(hidden, seed, output_range))

@@ -10,8 +10,7 @@ It searches with the engine's default evaluation, the built-in net (UCI ``bench`
 evaluation the options choose).  ``--weighted`` searches with the weighted evaluation instead,
 which has its own signature.  ``--nnue NET`` runs the bench twice in one go, with the weighted
 evaluation and then with an NNUE network, and compares their speed: NET is ``builtin`` (the
-shipped net), a net file, or ``random[:HIDDEN]`` (a seeded random network, 256 wide unless
-HIDDEN says).
+shipped net) or a net file.
 """
 
 from __future__ import annotations
@@ -21,7 +20,7 @@ import time
 from collections.abc import Callable
 
 from eval.networks import builtin_network, load_network
-from eval.nnue import Network, random_network
+from eval.nnue import Network
 from search.board.position import Position
 from search.limits import SearchLimits, checked_thread_count
 from search.searcher import Searcher
@@ -95,15 +94,10 @@ def parse_nnue(args: list[str]) -> tuple[list[str], Network | None]:
     at = args.index("--nnue")
     value = args[at + 1] if at + 1 < len(args) else ""
     rest = args[:at] + args[at + 2:]
-    kind, _, width = value.partition(":")
-    if kind == "random":
-        if width and not width.isdigit():
-            raise ValueError(f"--nnue random:HIDDEN takes a number, not {value!r}")
-        return rest, random_network(int(width) if width else 256)
     if value == "builtin":
         return rest, builtin_network()
     if not value:
-        raise ValueError("--nnue takes builtin, a net file or random[:HIDDEN]")
+        raise ValueError("--nnue takes builtin or a net file")
     return rest, load_network(value)[0]
 
 

@@ -9,20 +9,20 @@ from array import array
 from pathlib import Path
 
 import pytest
+from nnue_reference import evaluate_reference
 
+from eval.nnue_architecture import active_features, feature_index
 from eval.nnue_file import (
     INPUTS,
     QA,
     QB,
     SCALE,
     NetParameters,
-    board_features,
-    evaluate_reference,
-    feature_index,
     net_bytes,
     read_net,
     write_net,
 )
+from search.board.position import Position
 
 HEADER_SIZE = 36
 FENS = [
@@ -158,7 +158,7 @@ def test_feature_indices() -> None:
     # Black king on e8 (60): for Black its own king on e1.
     assert feature_index(1, 1, 5, 60) == 64 * 5 + 4
     assert feature_index(0, 1, 5, 60) == 384 + 64 * 5 + 60
-    white, black, stm = board_features(FENS[0])
+    white, black, stm = active_features(Position(FENS[0]))
     assert stm == 0 and len(white) == len(black) == 32
     assert sorted(white) == sorted(black)      # the start position is symmetric
 

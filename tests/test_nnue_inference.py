@@ -1,6 +1,6 @@
 """NNUE inference in the core (eval/nnue.pyx): the board's change records, the incremental
 accumulators against a full computation, the integer formula against a Python reference
-written from the spec, colour symmetry, and the searchers with a network."""
+written from the spec (tests/nnue_reference.py), colour symmetry, and the searchers with a network."""
 
 from __future__ import annotations
 
@@ -9,12 +9,15 @@ from array import array
 from typing import Any
 
 import chess
-import numpy as np
 import pytest
+from net_files import net_parameters, random_network, random_parameters
+from nnue_internals import IncrementalNnue, nnue_accumulators
+from nnue_reference import evaluate_reference
+from nnue_reference import reference_accumulators as spec_accumulators
 
-from eval.api import IncrementalNnue, evaluate, nnue_accumulators, nnue_evaluate
-from eval.nnue import Network, random_network, random_parameters
-from eval.nnue_file import NetParameters, evaluate_reference
+from eval.api import evaluate
+from eval.nnue import Network
+from eval.nnue_api import nnue_evaluate
 from search.alphabeta_searcher import AlphaBetaSearcher
 from search.board.position import Position
 from search.limits import SearchLimits
@@ -43,46 +46,12 @@ def net(params: dict[str, Any]) -> Network:
 
 def reference_accumulators(p: dict[str, Any], board: chess.Board) -> list[list[int]]:
     """acc_p = feature_bias + the rows of p's active inputs, in int16 arithmetic (wrapping)."""
-    hidden = p["hidden"]
-    weights = np.array(p["feature_weights"], dtype=np.int64).reshape(768, hidden)
-    result = []
-    for perspective in (0, 1):
-        acc = np.array(p["feature_bias"], dtype=np.int64)
-        for square, piece in board.piece_map().items():
-            colour = 0 if piece.color == chess.WHITE else 1
-            index = ((0 if colour == perspective else 384) + 64 * (piece.piece_type - 1)
-                     + (square if perspective == 0 else square ^ 56))
-            acc = acc + weights[index]
-        result.append([(int(x) + 32768) % 65536 - 32768 for x in acc])
-    return result
+    return spec_accumulators(net_parameters(p), board)
 
 
 def reference_evaluate(p: dict[str, Any], board: chess.Board) -> int:
-    hidden, qa, qb, scale = p["hidden"], p["qa"], p["qb"], p["scale"]
-    accs = reference_accumulators(p, board)
-    us = 0 if board.turn == chess.WHITE else 1
-    weights = list(p["output_weights"])
-    raw = 0
-    for half, acc in enumerate((accs[us], accs[1 - us])):
-        for j in range(hidden):
-            v = min(max(acc[j], 0), qa)
-            raw += v * v * weights[half * hidden + j]
-    raw = truncated(raw, qa) + p["output_bias"]
-    value = truncated(raw * scale, qa * qb)
-    return max(-EVAL_LIMIT, min(EVAL_LIMIT, value))
-
-
-def truncated(numerator: int, denominator: int) -> int:
-    """Integer division toward zero, as the file format defines it (C's `/`)."""
-    quotient = abs(numerator) // denominator
-    return quotient if numerator >= 0 else -quotient
-
-
-def test_this_reference_is_the_file_formats_reference(params: dict[str, Any]) -> None:
-    net_params = NetParameters(description="", **{k: (array("h", v) if k.endswith(("weights", "bias"))
-                                                      and k != "output_bias" else v) for k, v in params.items()})
-    for board in random_boards(40, seed=12):
-        assert reference_evaluate(params, board) == evaluate_reference(net_params, board.fen())
+    """The spec's score, clamped to the engine's evaluation limit as the search sees it."""
+    return max(-EVAL_LIMIT, min(EVAL_LIMIT, evaluate_reference(net_parameters(p), board)))
 
 
 def random_boards(count: int, seed: int, plies: int = 80) -> list[chess.Board]:

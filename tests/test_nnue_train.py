@@ -7,13 +7,15 @@ import re
 from pathlib import Path
 from typing import Any
 
+import chess
 import numpy as np
 import pytest
+from net_files import labelled_records
+from nnue_reference import evaluate_reference, reference_features
 
-from eval.nnue_file import QA, QB, QB_MAX, SCALE, WEIGHT_CLIP, board_features, evaluate_reference, read_net
+from eval.nnue_file import QA, QB, QB_MAX, SCALE, WEIGHT_CLIP, read_net
 from tools import nnue_kernels
 from tools.nnue_data import RECORD_SIZE, pack, unpack
-from tools.nnue_random_data import random_records
 from tools.nnue_train import FloatNet, Records, float_output, load_checkpoint, main, output_scale, quantise
 
 POSITIONS = 3000
@@ -22,7 +24,7 @@ POSITIONS = 3000
 @pytest.fixture(scope="module")
 def data_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("nnue") / "random.kpos"
-    path.write_bytes(random_records(POSITIONS, seed=3))
+    path.write_bytes(labelled_records(POSITIONS, seed=3))
     return path
 
 
@@ -60,10 +62,11 @@ def test_decode_gives_the_features_of_the_fen(records: Any) -> None:
     stm = np.zeros(n, dtype=np.int32)
     nnue_kernels.decode(records[:n], white, black, counts, stm)
     for i in range(n):
-        expected_white, expected_black, expected_stm = board_features(unpack(records[i].tobytes()).fen)
+        board = chess.Board(unpack(records[i].tobytes()).fen)
+        expected_white, expected_black = reference_features(board)
         assert sorted(white[i, :counts[i]]) == sorted(expected_white)
         assert sorted(black[i, :counts[i]]) == sorted(expected_black)
-        assert stm[i] == expected_stm
+        assert stm[i] == (0 if board.turn == chess.WHITE else 1)
     assert set(stm[:n]) == {0, 1}
 
 

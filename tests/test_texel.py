@@ -13,11 +13,12 @@ import numpy as np
 import pytest
 from conftest import random_boards
 
-from eval.api import PACKED_WORDS, evaluate, pack_positions
+from eval.api import evaluate
 from eval.evaluate import load_vector, weights_as_vector
 from eval.weights import WEIGHTS, to_vector, weight_names
 from search.board.position import Position
 from tools import texel
+from tools.texel_kernels import PACKED_WORDS, pack_positions
 from tools.tune_data import extract, quiet_positions, read_positions
 
 

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import pytest
 from conftest import UciProcess, bestmoves, info_strings
-from net_files import constant_net_file
+from net_files import constant_net_file, random_parameters
 
 from eval.networks import BUILTIN_NET, builtin_path
-from eval.nnue import random_parameters
 from eval.nnue_file import NetParameters, net_bytes, read_net, write_net
 
 CONSTANT_CP = 1235      # what the constant net below says about every position, for the side to move

@@ -17,8 +17,9 @@ import argparse
 import math
 import sys
 
-from eval.api import evaluate, nnue_evaluate
+from eval.api import evaluate
 from eval.networks import load_network
+from eval.nnue_api import nnue_evaluate
 from search.board.position import Position
 from tools.nnue_data import read_records
 

@@ -7,15 +7,19 @@ records of its slice of the batch and writes only its own output and gradient bu
 trainer splits a batch across Python threads (each call releases the GIL) and sums the per-thread
 gradients afterwards: no OpenMP, so the same code builds with MSVC and on macOS.
 
-The model and the feature indices are those of ``eval/nnue_file.py``; the records are those of
-``tools/nnue_data.py`` (32 bytes each).  Every kernel takes the parameters in float32 or float64
-(the same type for all of them): the trainer uses float32, the gradient check float64.
+The model is that of ``eval/nnue_file.py``, its inputs those of ``eval/nnue_architecture.pxd`` (the
+header the engine's inference compiles against too); the records are those of ``tools/nnue_data.py``.
+Every kernel takes the parameters in float32 or float64 (the same type for all of them): the trainer
+uses float32, the gradient check float64.
 """
 
 from libc.math cimport exp
 from libc.stdint cimport int32_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
+from eval.nnue_architecture cimport NNUE_INPUTS, NNUE_MAX_ACTIVE, nnue_feature_index
+
+from tools.nnue_data import RECORD_SIZE
 
 
 cdef extern from "bitops.h" nogil:
@@ -28,9 +32,8 @@ ctypedef fused real:
 
 
 cdef enum:
-    INPUTS = 768
-    MAX_FEATURES = 32
-    RECORD_SIZE = 32
+    INPUTS = NNUE_INPUTS
+    MAX_FEATURES = NNUE_MAX_ACTIVE
     # Positions whose first-layer gradients are gathered before they go into grad_W (see train_batch).
     CHUNK = 64
 
@@ -51,8 +54,8 @@ cdef int decode_record(const uint8_t* record, int32_t* white, int32_t* black, in
             return -1
         colour = 1 if code >= 6 else 0
         piece_type = code - 6 * colour
-        white[count] = 384 * colour + 64 * piece_type + square
-        black[count] = 384 * (1 - colour) + 64 * piece_type + (square ^ 56)
+        white[count] = nnue_feature_index(0, colour, piece_type, square)
+        black[count] = nnue_feature_index(1, colour, piece_type, square)
         count += 1
     stm[0] = (record[27] >> 7) & 1
     return count

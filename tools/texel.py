@@ -67,8 +67,8 @@ def tunable_indices(names: list[str]) -> list[int]:
 
 def load_dataset(path: Path, start: list[int], limit: int | None = None) -> Dataset:
     """Read and pack the positions of `path` (at most `limit`)."""
-    from eval.api import PACKED_WORDS, pack_positions
     from search.board.position import Position
+    from tools.texel_kernels import PACKED_WORDS, pack_positions
 
     fens, results = read_positions(path)
     if limit:
@@ -86,7 +86,7 @@ def load_dataset(path: Path, start: list[int], limit: int | None = None) -> Data
 
 
 def raw(packed: Any) -> tuple[Any, Any, Any]:
-    from eval.api import raw_sums
+    from tools.texel_kernels import raw_sums
 
     n = packed.shape[0]
     mg, eg, phase = np.zeros(n, np.int32), np.zeros(n, np.int32), np.zeros(n, np.int8)

@@ -507,7 +507,7 @@ class UciEngine:
         self.out.lines(evaluation.format_breakdown(evaluation.breakdown(position)).splitlines())
         network = self._network()
         if network is not None:
-            score = core.module("eval.api").nnue_evaluate(network, position)
+            score = core.module("eval.nnue_api").nnue_evaluate(network, position)
             self.out.line(f"NNUE evaluation {score} (side to move), the one the search uses")
 
 

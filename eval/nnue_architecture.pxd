@@ -1,0 +1,31 @@
+# The net's architecture: its inputs and the bounds of its sizes and constants, in one place.
+#
+# Kestrel's net is a perspective network: 768 sparse inputs seen from each side, a hidden layer
+# of `hidden` units per side (one weight matrix shared by both sides), SCReLU, one output.  This
+# header says what an input is and which nets the engine accepts.  Its readers:
+#   eval/nnue.pyx             the engine's inference (accumulators, output layer)
+#   tools/nnue_kernels.pyx    the trainer's forward and backward passes
+#   eval/nnue_architecture.pyx  the same values for Python: the file format (eval/nnue_file.py),
+#                             the trainer, tests; and a position's active inputs
+# A change here is a new architecture: nets made for the old one no longer fit, and the file
+# format (eval/nnue_file.py) needs a new version.
+
+cdef enum:
+    NNUE_INPUTS = 768             # 2 colours (own, other) x 6 piece types x 64 squares
+    NNUE_MAX_ACTIVE = 32          # active inputs of one perspective: one per piece on the board
+    NNUE_MIN_HIDDEN = 16
+    NNUE_MAX_HIDDEN = 1024
+    NNUE_HIDDEN_STEP = 16         # the width is a multiple of this: vector loops need no remainder
+    # The quantisation constants a net may carry (its file header's QA, QB and scale).
+    NNUE_MAX_QA = 32767           # the activation's ceiling is an int16
+    NNUE_MAX_QB = 32767           # the output weights' scale: an int16 as well
+    NNUE_MAX_SCALE = 1 << 21      # raw * scale stays inside int64 for every accepted net
+
+
+cdef inline int nnue_feature_index(int perspective, int colour, int piece_type, int square) noexcept nogil:
+    """The input that `perspective` (0 White, 1 Black) sees for a piece of `colour` (0 White,
+    1 Black) and `piece_type` (pawn 0, knight 1, bishop 2, rook 3, queen 4, king 5) on `square`
+    (a1 0, b1 1 ... h8 63): its own pieces in the first half, and Black sees the board flipped
+    vertically, so that each side sees its own pieces from its own side."""
+    return ((0 if colour == perspective else NNUE_INPUTS // 2) + 64 * piece_type
+            + (square if perspective == 0 else square ^ 56))

@@ -1,0 +1,15 @@
+"""Type stub of the compiled module eval.nnue_architecture (see nnue_architecture.pyx)."""
+
+from search.board.position import Position
+
+INPUTS: int
+MAX_ACTIVE: int
+HIDDEN_MIN: int
+HIDDEN_MAX: int
+HIDDEN_STEP: int
+QA_MAX: int
+QB_MAX: int
+SCALE_MAX: int
+
+def feature_index(perspective: int, colour: int, piece_type: int, square: int) -> int: ...
+def active_features(position: Position) -> tuple[list[int], list[int], int]: ...

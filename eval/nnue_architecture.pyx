@@ -1,0 +1,46 @@
+"""The Python face of the net's architecture (eval/nnue_architecture.pxd): its sizes, its bounds,
+and the active inputs of a position.
+
+The values come from the header the engine and the trainer's kernels compile against, so the file
+format (eval/nnue_file.py), the trainer and the tests read the one definition, not a copy.
+"""
+
+from libc.stdint cimport uint64_t
+from search.board.bitboard cimport pop_lsb
+from search.board.types cimport piece_type_of, colour_of
+from search.board.position cimport Position
+
+from typing import List, Tuple
+
+INPUTS: int = NNUE_INPUTS
+MAX_ACTIVE: int = NNUE_MAX_ACTIVE
+HIDDEN_MIN: int = NNUE_MIN_HIDDEN
+HIDDEN_MAX: int = NNUE_MAX_HIDDEN
+HIDDEN_STEP: int = NNUE_HIDDEN_STEP
+QA_MAX: int = NNUE_MAX_QA
+QB_MAX: int = NNUE_MAX_QB
+SCALE_MAX: int = NNUE_MAX_SCALE
+
+
+def feature_index(int perspective, int colour, int piece_type, int square) -> int:
+    """The input that `perspective` (0 White, 1 Black) sees for a piece of `colour` and `piece_type`
+    (pawn 0 .. king 5) on `square` (a1 0 .. h8 63)."""
+    if not (0 <= perspective <= 1 and 0 <= colour <= 1 and 0 <= piece_type <= 5 and 0 <= square <= 63):
+        raise ValueError(f"no input for perspective {perspective}, colour {colour}, piece type {piece_type}, "
+                         f"square {square}")
+    return nnue_feature_index(perspective, colour, piece_type, square)
+
+
+def active_features(Position position not None) -> Tuple[List[int], List[int], int]:
+    """The active inputs of White's and of Black's perspective in `position` (by square, a1 first),
+    and the side to move (0 White, 1 Black)."""
+    cdef uint64_t pieces = position.board.occupied
+    cdef int square, piece
+    white: List[int] = []
+    black: List[int] = []
+    while pieces:
+        square = pop_lsb(&pieces)
+        piece = position.board.squares[square]
+        white.append(nnue_feature_index(0, colour_of(piece), piece_type_of(piece), square))
+        black.append(nnue_feature_index(1, colour_of(piece), piece_type_of(piece), square))
+    return white, black, position.board.side_to_move

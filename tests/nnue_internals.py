@@ -1,0 +1,15 @@
+"""What the NNUE tests reach below the net's Python face: accumulators, and a board that keeps them
+incrementally as a search does.
+
+`IncrementalNnue` and `nnue_accumulators` come from tests/_nnue_internals.pyx (compiled on first
+import, tests/compiled.py).
+"""
+
+from __future__ import annotations
+
+from compiled import load
+
+_internals = load("_nnue_internals")
+
+IncrementalNnue = _internals.IncrementalNnue
+nnue_accumulators = _internals.nnue_accumulators

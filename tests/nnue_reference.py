@@ -1,0 +1,65 @@
+"""The net's integer evaluation in plain Python, written from the spec in eval/nnue_file.py: the
+ground truth the C inference is tested against.
+
+Its features are found from python-chess's board with the formula of the spec, not with the
+engine's code, so the tests compare two independent readings of one definition.  Slow.
+"""
+
+from __future__ import annotations
+
+import chess
+
+from eval.nnue_file import NetParameters
+
+
+def reference_features(board: chess.Board) -> tuple[list[int], list[int]]:
+    """The active inputs of White's and of Black's perspective: a piece of colour c, type t on
+    square s is ``(0 if c == p else 384) + 64 t + (s if p == 0 else s ^ 56)`` for perspective p."""
+    features: tuple[list[int], list[int]] = ([], [])
+    for square, piece in board.piece_map().items():
+        colour = 0 if piece.color == chess.WHITE else 1
+        for perspective in (0, 1):
+            features[perspective].append((0 if colour == perspective else 384) + 64 * (piece.piece_type - 1)
+                                         + (square if perspective == 0 else square ^ 56))
+    return features
+
+
+def _wrap_int16(value: int) -> int:
+    return (value + 0x8000) % 0x10000 - 0x8000
+
+
+def div_toward_zero(numerator: int, denominator: int) -> int:
+    """Integer division truncated toward zero, as C's ``/`` (not Python's ``//``, which floors)."""
+    quotient = abs(numerator) // abs(denominator)
+    return quotient if (numerator < 0) == (denominator < 0) else -quotient
+
+
+def reference_accumulators(params: NetParameters, board: chess.Board) -> list[list[int]]:
+    """White's and Black's int16 accumulators: the bias plus the rows of the active inputs, wrapping as
+    int16_t arithmetic does."""
+    hidden = params.hidden
+    result = []
+    for features in reference_features(board):
+        sums = list(params.feature_bias)
+        for feature in features:
+            row = params.feature_weights[feature * hidden:(feature + 1) * hidden]
+            sums = [a + w for a, w in zip(sums, row, strict=True)]
+        result.append([_wrap_int16(value) for value in sums])
+    return result
+
+
+def evaluate_reference(params: NetParameters, position: chess.Board | str) -> int:
+    """The net's score in centipawns, side to move's view, of a board or a FEN: the spec's integer
+    inference exactly (the engine then clamps it to its evaluation limit)."""
+    board = chess.Board(position) if isinstance(position, str) else position
+    accumulators = reference_accumulators(params, board)
+    stm = 0 if board.turn == chess.WHITE else 1
+    hidden, qa = params.hidden, params.qa
+    total = 0
+    for half, acc in enumerate((accumulators[stm], accumulators[1 - stm])):
+        out = params.output_weights[half * hidden:(half + 1) * hidden]
+        for value, weight in zip(acc, out, strict=True):
+            v = min(max(value, 0), qa)
+            total += v * v * weight
+    raw = div_toward_zero(total, qa) + params.output_bias
+    return div_toward_zero(raw * params.scale, qa * params.qb)
