@@ -95,7 +95,7 @@ def test_a_damaged_line_inside_the_journal_stops_the_resume(tmp_path):
     lines = (tmp_path / journal).read_bytes().split(b"\n")
     lines[1] = lines[1][:20]
     (tmp_path / journal).write_bytes(b"\n".join(lines))
-    with pytest.raises(ConfigError, match="line 2 is damaged"):
+    with pytest.raises(ConfigError, match="damaged: line 2 is not JSON"):
         load_state(str(path))
 
 

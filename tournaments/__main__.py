@@ -24,6 +24,7 @@ from tournaments.engines import probe
 from tournaments.pgnout import PgnWriter
 from tournaments.plot import PlotUnavailable, write_plot
 from tournaments.report import final_report
+from tournaments.resumefiles import check_resume_files
 from tournaments.runner import Runner, check_setboard, check_variant, new_seed, preflight, record_cost_line
 from tournaments.state import RunState, config_of, load_state
 
@@ -76,6 +77,8 @@ async def run(config: TournamentConfig, state: RunState, resume: bool, is_defaul
         state.config = config.to_dict()
     runner = Runner(config, state, config.state_file)  # loads and checks openings: fail before engines start
     check_output_paths(config)
+    if resume:
+        check_resume_files(config, state)  # each file it will cut back ends a game there: before anything starts
     if config.tb_path:
         open_tablebase(config.tb_path)  # ConfigError for a path without tables, before any engine starts
     if config.log and not logging.getLogger("chess.engine").isEnabledFor(logging.DEBUG):
@@ -135,7 +138,18 @@ async def run(config: TournamentConfig, state: RunState, resume: bool, is_defaul
         print(cost, file=sys.stderr, flush=True)
     if config.plot:
         plot(config, state)
-    return cluster_trouble(backend)
+    return max(crash_trouble(runner), cluster_trouble(backend))
+
+
+def crash_trouble(runner: Runner) -> int:
+    """Say why a run stopped for an engine crash or stall without -recover (status 1), or return 0."""
+    if runner.crash_stop is None:
+        return 0
+    played = len(runner.state.games)
+    print(f"kestrel-tournament: error: stopped: {runner.crash_stop}, and -recover is off; {played} of "
+          f"{len(runner.specs)} games played. The finished games are saved; -resume continues (add -recover to "
+          f"restart engines that crash or stall)", file=sys.stderr)
+    return 1
 
 
 def cluster_trouble(backend: DaskBackend | None) -> int:
@@ -185,7 +199,10 @@ def main(argv: list[str] | None = None) -> int:
             # Safe to change on resume: neither alters which games are played.
             concurrency = line.get("concurrency")
             if concurrency:
-                config.concurrency = int(concurrency[0])
+                try:
+                    config.concurrency = int(concurrency[0])
+                except ValueError:
+                    raise ConfigError(f"-concurrency: not a number: {concurrency[0]!r}") from None
             recover = recover_option(line)
             if recover is not None:
                 config.recover = recover

@@ -79,7 +79,12 @@ def check_schedule(config: TournamentConfig, specs: list[GameSpec], finished: li
         raise ConfigError(f"-sprt counts game pairs, and -games {config.games} -rounds {config.rounds} make no "
                           f"pair (each opening is played twice, colours swapped): play at least two games "
                           f"(-games 2, or -rounds 2 or more)")
+    seen: set[int] = set()
     for game in finished:
+        if game.index in seen:
+            raise ConfigError(f"the state file records game {game.index + 1} twice: it is damaged, so -resume "
+                              f"cannot continue it; restore it, or start a new run with another -pgnout or -state")
+        seen.add(game.index)
         spec = specs[game.index] if game.index < len(specs) else None
         if spec is None or (spec.pair, spec.white, spec.black, spec.opening) != \
                 (game.pair, game.white, game.black, game.opening):
@@ -160,6 +165,9 @@ class Runner:
         self.progress = Progress(config, len(self.specs), stream)
         self.queue: asyncio.Queue[GameSpec] = asyncio.Queue()
         self.stop = bool(state.stopped)
+        # Why the run stopped before its end without a decision (an engine crash or stall, -recover off):
+        # the run is unfinished, and the runner exits with status 1.
+        self.crash_stop: str | None = None
         self.engine_configs = {e.name: e for e in config.engines}
         self.in_play = 0  # games being played now (local backend), for the live display
         # How long each record() held the thread that reads the engines (PGN, state journal, display):
@@ -244,6 +252,8 @@ class Runner:
                               f"(-recover is off): {outcome.reason}\n")
             self.stream.flush()
             self.stop = True
+            if self.crash_stop is None:
+                self.crash_stop = f"game {spec.index + 1} ended with an engine crash or stall ({outcome.reason})"
 
 
 def record_cost_line(seconds: list[float], share: float = 0.1) -> str | None:

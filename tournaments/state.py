@@ -15,7 +15,9 @@ thread, so the thread that plays the games never waits for the disk. A
 compaction starts a new journal (generation N+1) before it writes the
 snapshot that names it; ``load_state`` reads the snapshot, then journals N and
 N+1, keeping each game once (every line carries the number of games recorded
-with it), and ignores a last line cut short by a crash.
+with it), and ignores a last line cut short by a crash. The snapshot and every
+line name their run (``statecheck.run_digest``), and every field read back is
+checked: a journal of another run, or a damaged field, is a ``ConfigError``.
 
 ``pgn_offset`` is the PGN file's length after the last recorded game; a
 resumed run cuts the PGN back to it, so a game written to the PGN but not
@@ -38,8 +40,23 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from tournaments.config import ConfigError, TournamentConfig
+from tournaments.statecheck import (
+    ForeignRun,
+    StateFieldError,
+    dataclass_errors,
+    describe,
+    finished_game,
+    mapping,
+    optional_whole,
+    require,
+    run_digest,
+    text,
+    whole,
+)
 
-STATE_VERSION = 2  # 2: the journal (a version 1 file, a snapshot alone, still loads)
+# 2: the journal (a version 1 file, a snapshot alone, still loads); 3: the snapshot and every journal line
+# name their run (statecheck.run_digest), so a journal of another run is refused.
+STATE_VERSION = 3
 # A compaction starts once the journal holds this many games and at least as many as the snapshot
 # (so a run of N games writes O(N) snapshot bytes in all, and a resume reads a short journal).
 COMPACT_AFTER = 1000
@@ -109,9 +126,9 @@ def _sync_data(fd: int) -> None:
 
 
 def _header(state: RunState, generation: int) -> dict[str, Any]:
-    return {"version": STATE_VERSION, "config": state.config, "seed": state.seed, "pgn_offset": state.pgn_offset,
-            "stopped": state.stopped, "epd_offset": state.epd_offset, "log_offset": state.log_offset,
-            "journal": generation}
+    return {"version": STATE_VERSION, "run": run_digest(state.config, state.seed), "config": state.config,
+            "seed": state.seed, "pgn_offset": state.pgn_offset, "stopped": state.stopped,
+            "epd_offset": state.epd_offset, "log_offset": state.log_offset, "journal": generation}
 
 
 def _write_snapshot(path: str, header: dict[str, Any], games: list[FinishedGame], count: int,
@@ -175,6 +192,7 @@ class StateStore:
         self.generation = 0
         self.fd: int | None = None
         self.journal_games = 0  # lines in the current journal
+        self.run = ""  # the run's digest, set by the first snapshot
         self.snapshot_games = 0  # games in the snapshot that names the current journal (or will)
         self._lock = threading.Condition()
         self._dirty: list[int] = []  # descriptors written since their last fsync, in the order to sync them
@@ -196,7 +214,9 @@ class StateStore:
         self.generation = max(previous, _loaded_generation(self.path)) + 1
         # Above every journal on disk, so it starts empty whatever an older run left.
         new_fd = _open_journal(journal_path(self.path, self.generation))
-        _write_snapshot(self.path, _header(state, self.generation), state.games, len(state.games))
+        header = _header(state, self.generation)
+        self.run = header["run"]  # every journal line names it; the configuration is fixed from here on
+        _write_snapshot(self.path, header, state.games, len(state.games))
         if self.fd is not None:
             os.close(self.fd)
         self.fd = new_fd
@@ -223,7 +243,7 @@ class StateStore:
             return
         if self._error is not None:
             raise self._error
-        entry = {"n": len(state.games), "game": vars(game), "pgn_offset": state.pgn_offset,
+        entry = {"n": len(state.games), "run": self.run, "game": vars(game), "pgn_offset": state.pgn_offset,
                  "epd_offset": state.epd_offset, "log_offset": state.log_offset, "stopped": state.stopped}
         _write_all(self.fd, (json.dumps(entry) + "\n").encode("utf-8"))
         self.journal_games += 1
@@ -330,53 +350,113 @@ def _loaded_generation(path: str) -> int:
     return max(found, default=0)
 
 
-def _read_journal(path: str, games: list[FinishedGame], data: dict[str, Any]) -> None:
-    """Apply the lines of journal ``path`` that follow ``games``; a last line cut short is ignored."""
+DAMAGED = "restore it, or start a new run with another -pgnout or -state"
+
+
+def _journal_entry(line: bytes, number: int, run: str | None) -> tuple[int, FinishedGame, dict[str, Any]]:
+    """One journal line checked field by field: (n, game, offsets and stop reason); raise StateFieldError."""
+    what = f"line {number}"
+    entry = mapping(json.loads(line), what)
+    n = whole(require(entry, "n", what), f"{what}'s n", least=1)
+    game = FinishedGame(**finished_game(require(entry, "game", what), f"{what}'s game"))
+    fields = {"pgn_offset": whole(require(entry, "pgn_offset", what), f"{what}'s pgn_offset"),
+              "epd_offset": optional_whole(require(entry, "epd_offset", what), f"{what}'s epd_offset"),
+              "log_offset": optional_whole(require(entry, "log_offset", what), f"{what}'s log_offset"),
+              "stopped": text(require(entry, "stopped", what), f"{what}'s stopped")}
+    if run is None and "run" in entry:
+        raise StateFieldError(f"{what} names run {describe(entry['run'])}, but the state file names none: "
+                              f"the journal is another run's")
+    if run is not None and require(entry, "run", what) != run:
+        raise ForeignRun(f"{what} belongs to run {describe(entry['run'])}, and the state file to run {run}")
+    return n, game, fields
+
+
+def _read_journal(path: str, games: list[FinishedGame], current: dict[str, Any], run: str | None) -> None:
+    """Apply the lines of journal ``path`` that follow ``games``; a last line cut short is ignored.
+
+    ``current`` holds the offsets and the stop reason, updated line by line; ``run`` is the
+    snapshot's digest (None for a state written before digests), which every line must carry.
+    """
     try:
         with open(path, "rb") as f:
             raw = f.read()
     except FileNotFoundError:
         return
+    except OSError as err:
+        raise ConfigError(f"cannot resume: cannot read {path} ({err.strerror or err})") from None
     lines = raw.split(b"\n")
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
         try:
-            entry = json.loads(line)
-            n = entry["n"]
-            game = FinishedGame(**entry["game"])
-        except (ValueError, KeyError, TypeError) as err:
+            n, game, fields = _journal_entry(line, number, run)
+        except ForeignRun as err:
+            raise ConfigError(f"cannot resume: {path} {err}: the journal was copied from or left by another "
+                              f"run; move it away to resume from the state file alone (its games are played "
+                              f"again), or resume the run it belongs to") from None
+        except StateFieldError as err:
+            raise ConfigError(f"cannot resume: {path} is damaged: {err}; {DAMAGED}") from None
+        except ValueError as err:  # not JSON
             if number == len(lines):  # no newline after it: the write was cut off by a crash
                 sys.stderr.write(f"{path}: ignoring a last line cut short ({len(line)} bytes)\n")
                 return
-            raise ConfigError(f"cannot resume from {path}: line {number} is damaged ({err})") from None
+            raise ConfigError(f"cannot resume: {path} is damaged: line {number} is not JSON ({err}); "
+                              f"{DAMAGED}") from None
         if n <= len(games):
             continue  # already in the snapshot (written by a compaction that had not removed this journal)
         if n != len(games) + 1:
-            raise ConfigError(f"cannot resume from {path}: line {number} is game {n}, expected {len(games) + 1}")
+            raise ConfigError(f"cannot resume: {path} is damaged: line {number} is game {n}, expected "
+                              f"{len(games) + 1}; {DAMAGED}")
+        for key in ("pgn_offset", "epd_offset", "log_offset"):
+            before, after = current[key], fields[key]
+            if before is not None and (after is None or after < before):
+                raise ConfigError(f"cannot resume: {path} is damaged: line {number}'s {key} goes back from "
+                                  f"{before} to {after}; {DAMAGED}")
         games.append(game)
-        for key in ("pgn_offset", "epd_offset", "log_offset", "stopped"):
-            data[key] = entry[key]
+        current.update(fields)
 
 
 def load_state(path: str) -> RunState:
-    """The snapshot at ``path`` and the games of its journals."""
+    """The snapshot at ``path`` and the games of its journals, every field checked (``ConfigError``)."""
     try:
         with open(path, encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, json.JSONDecodeError) as err:
-        raise ConfigError(f"cannot resume from {path}: {err}") from None
-    if data.get("version") not in (1, STATE_VERSION):
-        raise ConfigError(f"{path}: unknown state version {data.get('version')!r}")
-    games = [FinishedGame(**g) for g in data["games"]]
-    if data["version"] >= 2:
-        generation = data["journal"]
+            raw = json.load(f)
+    except (OSError, ValueError) as err:
+        raise ConfigError(f"cannot resume from {path}: {getattr(err, 'strerror', None) or err}") from None
+    try:
+        data = mapping(raw, "the state file")
+        version = require(data, "version", "the state file")
+        if version not in (1, 2, STATE_VERSION):
+            raise ConfigError(f"cannot resume from {path}: unknown state version {describe(version)} (this runner "
+                              f"reads 1 to {STATE_VERSION}); resume it with the runner that wrote it")
+        config = mapping(require(data, "config", "the state file"), "its config")
+        seed = whole(require(data, "seed", "the state file"), "its seed")
+        current: dict[str, Any] = {
+            "pgn_offset": whole(require(data, "pgn_offset", "the state file"), "its pgn_offset"),
+            "epd_offset": optional_whole(data.get("epd_offset"), "its epd_offset"),
+            "log_offset": optional_whole(data.get("log_offset"), "its log_offset"),
+            "stopped": text(data.get("stopped", ""), "its stopped")}
+        listed = require(data, "games", "the state file")
+        if not isinstance(listed, list):
+            raise StateFieldError(f"its games are {type(listed).__name__}, not a list")
+        games = [FinishedGame(**finished_game(g, f"its game {i}")) for i, g in enumerate(listed, 1)]
+        generation = whole(require(data, "journal", "the state file"), "its journal") if version >= 2 else None
+        run = text(require(data, "run", "the state file"), "its run") if version >= 3 else None
+    except StateFieldError as err:
+        raise ConfigError(f"cannot resume from {path}: the state file is damaged: {err}; {DAMAGED}") from None
+    if run is not None and run != run_digest(config, seed):
+        raise ConfigError(f"cannot resume from {path}: its settings were changed after the run began (they give "
+                          f"run {run_digest(config, seed)}, the file names run {run}); -resume continues a run "
+                          f"only as it began: undo the edit, or start a new run with another -pgnout or -state")
+    if run is None:
+        sys.stderr.write(f"{path} was written before state files named their run: its journal cannot be told "
+                         f"from another run's, so its games are checked against the schedule and the PGN only\n")
+    if generation is not None:
         # N+1 exists when a compaction had started its journal but not replaced the snapshot yet.
         for g in (generation, generation + 1):
-            _read_journal(journal_path(path, g), games, data)
-    return RunState(config=data["config"], seed=data["seed"], pgn_offset=data["pgn_offset"], games=games,
-                    stopped=data.get("stopped", ""), epd_offset=data.get("epd_offset"),
-                    log_offset=data.get("log_offset"))
+            _read_journal(journal_path(path, g), games, current, run)
+    return RunState(config=config, seed=seed, pgn_offset=current["pgn_offset"], games=games,
+                    stopped=current["stopped"], epd_offset=current["epd_offset"], log_offset=current["log_offset"])
 
 
 def state_as_dict(state: RunState) -> dict[str, Any]:
@@ -385,4 +465,13 @@ def state_as_dict(state: RunState) -> dict[str, Any]:
 
 
 def config_of(state: RunState) -> TournamentConfig:
-    return TournamentConfig.from_dict(state.config)
+    """The run's configuration, every field checked: a damaged one is a ``ConfigError``."""
+    try:
+        config = TournamentConfig.from_dict(state.config)
+    except (TypeError, ValueError, AttributeError, KeyError) as err:
+        raise ConfigError(f"cannot resume: the state file's config is damaged ({err}); {DAMAGED}") from None
+    errors = dataclass_errors(config)
+    if errors:
+        raise ConfigError(f"cannot resume: the state file's config is damaged ({'; '.join(errors[:3])}); "
+                          f"{DAMAGED}")
+    return config
