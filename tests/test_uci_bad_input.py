@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import random
+import subprocess
 
 import chess
 import pytest
-from conftest import UciProcess, bestmoves, info_strings
+from conftest import ENGINE_COMMAND, REPO, UciProcess, bestmoves, info_strings
 
 AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
 
@@ -115,6 +116,29 @@ def test_closed_stdin_when_idle() -> None:
         assert process.stderr == ""
     finally:
         process.close()
+
+
+# FENs whose move counters do not fit the board's integers.
+
+OVERFLOWING_FENS = ["4k3/8/8/8/8/8/8/4K3 w - - 0 99999999999", "4k3/8/8/8/8/8/8/4K3 w - - 99999999999999999999 1"]
+
+
+def test_move_counters_that_overflow_are_a_bad_fen(engine: UciProcess) -> None:
+    engine.send("position startpos moves e2e4")
+    for fen in OVERFLOWING_FENS:
+        reply = answer_to(engine, f"position fen {fen}")
+        assert len(reply) == 1 and "bad FEN" in reply[0], reply
+        assert "half-move clock and move number must be between 0 and 100000" in reply[0], reply
+        assert position_fen(engine) == AFTER_E4
+    assert not any("internal error" in line for line in engine.seen)
+
+
+def test_perft_of_a_fen_whose_counters_overflow() -> None:
+    result = subprocess.run([*ENGINE_COMMAND, "perft", "1", OVERFLOWING_FENS[0]], cwd=REPO, capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr == ("kestrel perft: bad FEN: half-move clock and move number must be between 0 and "
+                             "100000, not '0 99999999999'\n")
 
 
 # The fuzz test: random bytes, mangled commands and shuffled protocol words.

@@ -375,6 +375,9 @@ cdef Bitboard compute_key(const Board* b) noexcept nogil:
 
 PIECE_LETTERS = "PNBRQKpnbrqk"
 STARTING_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+# The largest half-move clock and move number a FEN may give: far above any game, and far below
+# what the board's C ints hold.
+MAX_FEN_COUNTER = 100000
 
 
 cdef void add_castling_right(Board* b, int colour, int rook_sq) noexcept nogil:
@@ -514,16 +517,19 @@ cdef int set_fen(Board* b, str fen, bint chess960=False) except -1:
         if any_legal_ep(&tmp, ep):
             tmp.ep_square = ep
 
+    # Read as Python integers and checked before they meet the C ints: a counter of any length
+    # is refused with this message, never an OverflowError.
     try:
-        tmp.halfmove_clock = int(fields[4]) if len(fields) > 4 else 0
-        tmp.fullmove_number = int(fields[5]) if len(fields) > 5 else 1
+        halfmove = int(fields[4]) if len(fields) > 4 else 0
+        fullmove = int(fields[5]) if len(fields) > 5 else 1
     except ValueError:
         raise ValueError(f"half-move clock and move number must be whole numbers, not "
                          f"{' '.join(fields[4:])!r}") from None
-    if tmp.halfmove_clock < 0 or tmp.fullmove_number < 0 or tmp.halfmove_clock > 100000 or tmp.fullmove_number > 100000:
-        raise ValueError("half-move clock and move number must be between 0 and 100000")
-    if tmp.fullmove_number == 0:
-        tmp.fullmove_number = 1
+    if not (0 <= halfmove <= MAX_FEN_COUNTER and 0 <= fullmove <= MAX_FEN_COUNTER):
+        raise ValueError(f"half-move clock and move number must be between 0 and {MAX_FEN_COUNTER}, "
+                         f"not {' '.join(fields[4:6])[:40]!r}")
+    tmp.halfmove_clock = halfmove
+    tmp.fullmove_number = fullmove if fullmove > 0 else 1
 
     if attackers_to(&tmp, king_square(&tmp, 1 - tmp.side_to_move), tmp.occupied) & tmp.by_colour[tmp.side_to_move]:
         raise ValueError("the side not to move is in check")
