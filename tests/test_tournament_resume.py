@@ -25,11 +25,15 @@ def run_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
                           timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
 
 
+def run_line(maxmoves: int = 8, tc: str = "5+0.05") -> list[str]:
+    """The command line of the module's runs."""
+    return ["-engine", fake("good", 999), "name=f1", "-engine", fake("good", 999), "name=f2", "-each", f"tc={tc}",
+            "-maxmoves", str(maxmoves), "-games", "2", "-rounds", "2", "-pgnout", "g.pgn"]
+
+
 def _play(folder: Path, maxmoves: int) -> None:
     folder.mkdir()
-    proc = run_cli(["-engine", fake("good", 999), "name=f1", "-engine", fake("good", 999), "name=f2",
-                    "-each", "tc=5+0.05", "-maxmoves", str(maxmoves), "-games", "2", "-rounds", "2",
-                    "-pgnout", "g.pgn"], folder)
+    proc = run_cli(run_line(maxmoves), folder)
     assert proc.returncode == 0, proc.stderr
 
 
@@ -124,6 +128,20 @@ def test_its_own_journal_resumes_and_keeps_every_game_once(tmp_path, play):
     assert proc.returncode == 0, proc.stderr
     assert "resuming after 3 finished games" in proc.stderr
     assert pgn.read_bytes().startswith(kept)
+    assert [g.headers["Round"] for g in read_games(pgn)] == ["1.1", "1.2", "2.3", "2.4"]
+
+
+def test_a_resume_line_that_sets_up_another_run_is_refused(tmp_path, play):
+    pgn = play(tmp_path / "a")
+    as_killed(pgn, recorded=2)
+    before = pgn.read_bytes()
+    for changed in (["-maxmoves", "30"], run_line(tc="3+0.05")):
+        proc = run_cli(["-resume", "g.pgn.state.json", *changed], tmp_path / "a")
+        refused(proc, "-resume continues the run its state file records", "-maxmoves", "drop them")
+        assert pgn.read_bytes() == before
+    # The line that started the run, repeated with -resume, is the same run.
+    proc = run_cli([*run_line(), "-resume"], tmp_path / "a")
+    assert proc.returncode == 0, proc.stderr
     assert [g.headers["Round"] for g in read_games(pgn)] == ["1.1", "1.2", "2.3", "2.4"]
 
 

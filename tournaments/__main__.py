@@ -14,6 +14,7 @@ from tournaments.cli import (
     HelpRequested,
     backend_option,
     build_config,
+    check_resume_line,
     recover_option,
     resume_path,
     split_options,
@@ -194,6 +195,7 @@ def main(argv: list[str] | None = None) -> int:
             if path is None:
                 raise ConfigError("-resume needs the state file: -resume FILE, -state FILE or -pgnout FILE")
             state = load_state(path)
+            check_resume_line(line, state.config, state.seed)
             config = config_of(state)
             config.state_file = path
             # Safe to change on resume: neither alters which games are played.

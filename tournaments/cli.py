@@ -24,6 +24,7 @@ from tournaments.config import (
     split_command,
 )
 from tournaments.install import install_hint
+from tournaments.statecheck import run_digest
 from tournaments.timecontrol import TimeControl
 
 
@@ -503,6 +504,31 @@ def resume_path(line: CommandLine) -> str | None:
     pgn_words = line.get("pgnout")
     pgn = file_option(pgn_words, "pgnout", PGNOUT_KEYS, ("min", "fi"))[0] if pgn_words else None
     return pgn + ".state.json" if pgn else None
+
+
+# What -resume takes from its command line besides the state file: where to find it, and the settings
+# it may change (they decide neither which games are played nor how).
+RESUME_OPTIONS = frozenset({"resume", "state", "pgnout", "config", "concurrency", "recover", "backend", "debug"})
+
+
+def check_resume_line(line: CommandLine, config: dict[str, object], seed: int) -> None:
+    """Raise ``ConfigError`` if ``-resume``'s line sets up a run other than the state's (``config``, ``seed``).
+
+    The state file holds the run's settings; the rest of the line is read only
+    to catch a change that would otherwise be ignored in silence. The line that
+    started the run, repeated with ``-resume``, gives the same run and passes.
+    """
+    extra = sorted({name for name, _ in line.options} - RESUME_OPTIONS)
+    if not extra:
+        return
+    try:
+        built, _ = build_config(line)
+    except ConfigError as err:
+        raise ConfigError(f"-resume: {err}") from None
+    if run_digest(built.to_dict(), seed) != run_digest(config, seed):
+        raise ConfigError(f"-resume continues the run its state file records, and -{', -'.join(extra)} on the "
+                          f"command line set up another one (another time control, -maxmoves, engine...): drop "
+                          f"them to resume this run, or start a new run with another -pgnout or -state")
 
 
 def build_config(line: CommandLine) -> tuple[TournamentConfig, bool]:
