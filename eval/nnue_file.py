@@ -28,8 +28,13 @@ Features.  Perspective p (0 White, 1 Black) sees a piece of colour c (0 White, 1
 (pawn 0, knight 1, bishop 2, rook 3, queen 4, king 5) on square s (a1 = 0, b1 = 1 ... h8 = 63) as
 feature ``(0 if c == p else 384) + 64 * t + (s if p == 0 else s ^ 56)``: own pieces first, and
 Black sees the board flipped vertically, so both sides see their own pieces from their own side.
+The code's one definition of the inputs and of the sizes and bounds a net may have is the header
+``eval/nnue_architecture.pxd`` (the engine and the trainer's kernels compile against it); this
+module reads them from its Python face, ``eval.nnue_architecture``, which also gives a position's
+active features.
 
-Integer inference (what ``evaluate_reference`` computes, and what the C code must equal exactly):
+Integer inference (what the tests' reference, ``tests/nnue_reference.py``, computes, and what the
+C code must equal exactly):
 
 1. Accumulators, one per perspective, int16: ``acc_p[j] = feature_bias[j] + sum of
    feature_weights[f][j]`` over the active features f of perspective p.  Sums wrap modulo 2**16
@@ -76,22 +81,20 @@ from array import array
 from dataclasses import dataclass
 from pathlib import Path
 
+from eval.nnue_architecture import HIDDEN_MAX, HIDDEN_MIN, HIDDEN_STEP, INPUTS
+
 MAGIC = b"KNUE"
 VERSION = 1
-INPUTS = 768
 ACTIVATION_SCRELU = 1
 QA = 255
 QB = 64          # the output scale of weights at the clip; the trainer picks a finer one per net
-QB_MAX = 32767   # the largest the engine accepts
 SCALE = 400
-HIDDEN_MIN, HIDDEN_MAX, HIDDEN_STEP = 16, 1024, 16
 # The trainer keeps float weights within this, so the int16 accumulators cannot overflow.
 WEIGHT_CLIP = 1.98
 
 _HEADER = struct.Struct("<4sIIIIiiiI")
 _INT32 = struct.Struct("<i")
 _UINT32 = struct.Struct("<I")
-_PIECE_LETTERS = "PNBRQKpnbrqk"
 
 
 @dataclass(frozen=True)
@@ -225,69 +228,3 @@ def read_net(source: str | Path | bytes | bytearray | memoryview) -> NetParamete
     return NetParameters(hidden, qa, qb, scale, description, feature_weights, feature_bias, output_weights,
                          output_bias)
 
-
-def feature_index(perspective: int, colour: int, piece_type: int, square: int) -> int:
-    """The input that `perspective` (0 White, 1 Black) sees for a piece on `square`."""
-    return (0 if colour == perspective else 384) + 64 * piece_type + (square if perspective == 0 else square ^ 56)
-
-
-def board_features(fen: str) -> tuple[list[int], list[int], int]:
-    """The active features of White's and Black's perspectives in a FEN, and the side to move (0/1)."""
-    fields = fen.split()
-    if len(fields) < 2 or fields[1] not in ("w", "b"):
-        raise ValueError(f"not a FEN: {fen!r}")
-    ranks = fields[0].split("/")
-    if len(ranks) != 8:
-        raise ValueError(f"not a FEN: {fen!r}")
-    features: tuple[list[int], list[int]] = ([], [])
-    for rank_index, text in enumerate(ranks):
-        square = 8 * (7 - rank_index)
-        for char in text:
-            if char.isdigit():
-                square += int(char)
-                continue
-            code = _PIECE_LETTERS.find(char)
-            if code < 0:
-                raise ValueError(f"not a FEN: {fen!r}")
-            for perspective in (0, 1):
-                features[perspective].append(feature_index(perspective, code // 6, code % 6, square))
-            square += 1
-    return features[0], features[1], 0 if fields[1] == "w" else 1
-
-
-def _div_toward_zero(numerator: int, denominator: int) -> int:
-    quotient = abs(numerator) // abs(denominator)
-    return quotient if (numerator < 0) == (denominator < 0) else -quotient
-
-
-def _wrap_int16(value: int) -> int:
-    return (value + 0x8000) % 0x10000 - 0x8000
-
-
-def accumulator(params: NetParameters, features: list[int]) -> list[int]:
-    """One perspective's int16 accumulator over its active features (wrapping as int16_t does)."""
-    hidden = params.hidden
-    weights = params.feature_weights
-    sums = list(params.feature_bias)
-    for feature in features:
-        row = weights[feature * hidden:(feature + 1) * hidden]
-        sums = [a + w for a, w in zip(sums, row, strict=True)]
-    return [_wrap_int16(value) for value in sums]
-
-
-def evaluate_reference(params: NetParameters, fen: str) -> int:
-    """The net's score of `fen` in centipawns, side to move's view: the integer inference above, exactly.
-
-    The ground truth the C inference is tested against; slow (pure Python).
-    """
-    white, black, stm = board_features(fen)
-    accumulators = (accumulator(params, white), accumulator(params, black))
-    hidden, qa = params.hidden, params.qa
-    total = 0
-    for half, acc in enumerate((accumulators[stm], accumulators[1 - stm])):
-        out = params.output_weights[half * hidden:(half + 1) * hidden]
-        for value, weight in zip(acc, out, strict=True):
-            v = min(max(value, 0), qa)
-            total += v * v * weight
-    raw = _div_toward_zero(total, qa) + params.output_bias
-    return _div_toward_zero(raw * params.scale, qa * params.qb)

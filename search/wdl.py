@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import math
 
+from search.board.position import Position
+
 # Fitted to 300 self-play games at 1 s + 0.01 s, 39,411 scored moves (docs/play.md): with
 # much material a small edge already decides fast games; in endgames it takes more.
 A0, A1 = 271.2, -170.3
@@ -24,10 +26,9 @@ B0, B1 = 159.2, -43.8
 PIECE_MATERIAL = {"p": 1, "n": 3, "b": 3, "r": 5, "q": 9}
 
 
-def material_of_fen(fen: str) -> int:
-    """Both sides' material in pawns, counted from the FEN's placement field."""
-    placement = fen.split()[0] if fen.strip() else ""
-    return sum(PIECE_MATERIAL.get(c.lower(), 0) for c in placement)
+def material_of(position: Position) -> int:
+    """Both sides' material in pawns (the kings count nothing)."""
+    return sum(PIECE_MATERIAL.get(letter.lower(), 0) * count for letter, count in position.piece_counts().items())
 
 
 def model_parameters(material: int, a0: float = A0, a1: float = A1, b0: float = B0,

@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 from nnue_reference import evaluate_reference
 
-from eval.nnue_architecture import active_features, feature_index
+from eval.nnue_architecture import INPUTS, active_features, feature_index
 from eval.nnue_file import (
-    INPUTS,
     QA,
     QB,
     SCALE,

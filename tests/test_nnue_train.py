@@ -13,7 +13,8 @@ import pytest
 from net_files import labelled_records
 from nnue_reference import evaluate_reference, reference_features
 
-from eval.nnue_file import QA, QB, QB_MAX, SCALE, WEIGHT_CLIP, read_net
+from eval.nnue_architecture import QB_MAX
+from eval.nnue_file import QA, QB, SCALE, WEIGHT_CLIP, read_net
 from tools import nnue_kernels
 from tools.nnue_data import RECORD_SIZE, pack, unpack
 from tools.nnue_train import FloatNet, Records, float_output, load_checkpoint, main, output_scale, quantise

@@ -43,8 +43,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from eval.nnue_file import INPUTS, QA, QB_MAX, SCALE, WEIGHT_CLIP, NetParameters, check_hidden, write_net
-from eval.nnue_file import board_features as fen_features
+from eval.nnue_architecture import INPUTS, QB_MAX, active_features
+from eval.nnue_file import QA, SCALE, WEIGHT_CLIP, NetParameters, check_hidden, write_net
+from search.board.position import Position
 from tools import nnue_kernels
 from tools.nnue_data import RECORD_SIZE
 
@@ -123,7 +124,7 @@ def quantise(net: FloatNet, scale: int = SCALE, description: str = "", qb: int |
 def float_output(net: FloatNet, fen: str) -> float:
     """The float model's output (units of scale) for one FEN, computed densely in numpy: the reference
     the kernels are tested against."""
-    white, black, stm = fen_features(fen)
+    white, black, stm = active_features(Position(fen))
     x = np.zeros((2, INPUTS))
     x[0, white] = 1.0
     x[1, black] = 1.0

@@ -18,7 +18,8 @@ from collections.abc import Callable, Iterable
 
 import chess.pgn
 
-from search.wdl import A0, A1, B0, B1, material_of_fen, wdl_probabilities
+from search.board.position import Position
+from search.wdl import A0, A1, B0, B1, material_of, wdl_probabilities
 
 SCORE = re.compile(r"^\s*([+-]?\d+(?:\.\d+)?)/\d+")
 Sample = tuple[int, int, int]      # (cp rounded to 10, material, outcome +1/0/-1 for the mover)
@@ -40,7 +41,7 @@ def samples_from_pgn(paths: Iterable[str], skip_moves: int = 8, player: str | No
                           for colour, tag in ((chess.WHITE, "White"), (chess.BLACK, "Black"))}
                 for node in game.mainline():
                     mover_is_white = board.turn == chess.WHITE
-                    material = material_of_fen(board.fen())
+                    material = material_of(Position(board.fen()))
                     match = SCORE.match(node.comment or "")
                     if match and board.fullmove_number > skip_moves and scored[board.turn]:
                         cp = round(float(match.group(1)) * 100)

@@ -19,7 +19,7 @@ import chess
 
 from search.info import Info, SearchInfo, SearchResult
 from search.limits import SearchLimits
-from search.wdl import material_of_fen
+from search.wdl import material_of
 
 if TYPE_CHECKING:
     from eval.nnue import Network
@@ -371,7 +371,7 @@ class UciEngine:
     def _search_function(self, searcher: Searcher, root: Position,
                          limits: SearchLimits) -> Callable[[], SearchResult]:
         """The search this `go` runs: at full strength, or at the level the options ask for."""
-        self._root_material = material_of_fen(root.fen())
+        self._root_material = material_of(root)
         multipv = int(self.options.value("MultiPV") or 1)
         level = level_from_options(self.options)
         if level is None:

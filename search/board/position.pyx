@@ -10,6 +10,7 @@ from libc.string cimport memcpy
 from search.board.types cimport (
     Move, MoveList, MOVE_NONE, WHITE, NO_PIECE, MAX_GAME_PLY,
 )
+from search.board.bitboard cimport popcount
 from search.board.board cimport (
     Board, set_fen, get_fen, move_to_uci, do_move, undo_move, repetition_count,
     is_insufficient_material, side_has_insufficient_material, compute_key, drop_old_history,
@@ -215,3 +216,11 @@ cdef class Position:
         """The piece letter on a square (0 = a1 ... 63 = h8), None when empty."""
         cdef int piece = self.board.squares[square & 63]
         return None if piece == NO_PIECE else "PNBRQKpnbrqk"[piece]
+
+    def piece_counts(self) -> Dict[str, int]:
+        """How many pieces of each kind are on the board, by FEN letter (``"P"`` .. ``"K"`` White's,
+        ``"p"`` .. ``"k"`` Black's), every letter present."""
+        cdef int colour, piece_type
+        return {"PNBRQKpnbrqk"[piece_type + 6 * colour]:
+                popcount(self.board.by_type[piece_type] & self.board.by_colour[colour])
+                for colour in range(2) for piece_type in range(6)}

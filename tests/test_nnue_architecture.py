@@ -1,0 +1,102 @@
+"""The net's architecture (eval/nnue_architecture.pxd) has one definition: the engine's `Network`, the
+file format and the trainer's kernels all accept exactly the nets it describes, and its inputs are
+the ones the spec (eval/nnue_file.py) writes down."""
+
+from __future__ import annotations
+
+import random
+from array import array
+from typing import Any
+
+import chess
+import numpy as np
+import pytest
+from nnue_reference import reference_features
+
+from eval import nnue_architecture as arch
+from eval.nnue import Network
+from eval.nnue_file import QA, QB, SCALE, check_hidden
+from search.board.position import Position
+from tools import nnue_kernels
+from tools.nnue_data import RECORD_SIZE, pack
+
+
+def network_arguments(hidden: int, qa: int = QA, qb: int = QB, scale: int = SCALE) -> dict[str, Any]:
+    return {"hidden": hidden, "qa": qa, "qb": qb, "scale": scale,
+            "feature_weights": array("h", bytes(2 * arch.INPUTS * hidden)),
+            "feature_bias": array("h", bytes(2 * hidden)), "output_weights": array("h", bytes(4 * hidden)),
+            "output_bias": 0}
+
+
+@pytest.mark.parametrize("hidden", [arch.HIDDEN_MIN - arch.HIDDEN_STEP, arch.HIDDEN_MIN, arch.HIDDEN_MIN + 1,
+                                    arch.HIDDEN_MAX - arch.HIDDEN_STEP, arch.HIDDEN_MAX,
+                                    arch.HIDDEN_MAX + arch.HIDDEN_STEP])
+def test_the_engine_and_the_file_format_accept_the_same_widths(hidden: int) -> None:
+    accepted = arch.HIDDEN_MIN <= hidden <= arch.HIDDEN_MAX and hidden % arch.HIDDEN_STEP == 0
+    try:
+        check_hidden(hidden)
+        file_accepts = True
+    except ValueError:
+        file_accepts = False
+    try:
+        Network(**network_arguments(hidden))
+        engine_accepts = True
+    except ValueError:
+        engine_accepts = False
+    assert file_accepts == engine_accepts == accepted
+
+
+@pytest.mark.parametrize("name, largest", [("qa", arch.QA_MAX), ("qb", arch.QB_MAX), ("scale", arch.SCALE_MAX)])
+def test_the_engine_accepts_the_constants_up_to_the_architectures_bounds(name: str, largest: int) -> None:
+    assert getattr(Network(**{**network_arguments(16), name: largest}), name) == largest
+    with pytest.raises(ValueError, match=name):
+        Network(**{**network_arguments(16), name: largest + 1})
+    with pytest.raises(ValueError, match=name):
+        Network(**{**network_arguments(16), name: 0})
+
+
+def random_boards(count: int, seed: int) -> list[chess.Board]:
+    rng = random.Random(seed)
+    boards = []
+    for _ in range(count):
+        board = chess.Board()
+        for _ in range(rng.randrange(120)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        boards.append(board)
+    return boards
+
+
+def test_a_positions_active_features_are_the_specs() -> None:
+    for board in random_boards(40, seed=5):
+        white, black, stm = arch.active_features(Position(board.fen()))
+        expected_white, expected_black = reference_features(board)
+        assert sorted(white) == sorted(expected_white) and sorted(black) == sorted(expected_black)
+        assert stm == (0 if board.turn == chess.WHITE else 1)
+        assert len(white) <= arch.MAX_ACTIVE and all(0 <= f < arch.INPUTS for f in white + black)
+
+
+def test_the_trainers_kernels_decode_the_same_features() -> None:
+    boards = random_boards(30, seed=9)
+    records = np.frombuffer(b"".join(pack(board.fen(), 0, 1) for board in boards), dtype=np.uint8)
+    records = records.reshape(len(boards), RECORD_SIZE)
+    white = np.zeros((len(boards), arch.MAX_ACTIVE), dtype=np.int32)
+    black = np.zeros_like(white)
+    counts = np.zeros(len(boards), dtype=np.int32)
+    stm = np.zeros(len(boards), dtype=np.int32)
+    nnue_kernels.decode(records, white, black, counts, stm)
+    for i, board in enumerate(boards):
+        engine_white, engine_black, engine_stm = arch.active_features(Position(board.fen()))
+        assert sorted(white[i, :counts[i]]) == sorted(engine_white)
+        assert sorted(black[i, :counts[i]]) == sorted(engine_black)
+        assert stm[i] == engine_stm
+
+
+def test_the_feature_index_refuses_what_is_no_input() -> None:
+    assert arch.feature_index(0, 0, 0, 0) == 0
+    assert arch.feature_index(1, 0, 5, 63) == arch.INPUTS // 2 + 64 * 5 + 7
+    for bad in ((2, 0, 0, 0), (0, 2, 0, 0), (0, 0, 6, 0), (0, 0, 0, 64), (0, 0, 0, -1)):
+        with pytest.raises(ValueError, match="no input"):
+            arch.feature_index(*bad)
