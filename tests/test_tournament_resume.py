@@ -297,3 +297,24 @@ def test_a_bad_concurrency_on_resume_is_a_refusal(tmp_path, play):
     pgn = play(tmp_path / "a")
     as_killed(pgn, recorded=1)
     refused(run_cli(["-resume", "g.pgn.state.json", "-concurrency", "x"], tmp_path / "a"), "-concurrency")
+
+
+def test_log_and_epd_files_are_cut_only_after_the_last_game(tmp_path):
+    folder = tmp_path / "l"
+    folder.mkdir()
+    proc = run_cli([*run_line(), "-log", "g.log", "-epdout", "g.epd"], folder)
+    assert proc.returncode == 0, proc.stderr
+    state = folder / "g.pgn.state.json"
+    good = state.read_text()
+    for key, shift, words in (("log_offset", -10, ["log g.log has no game starting at byte"]),
+                              ("log_offset", 0, ["log entry ending at byte", "last game ('# game 3 (round 2)"]),
+                              ("epd_offset", -3, ["the EPD file g.epd is not the end of a line"])):
+        data = json.loads(good)
+        data[key] += shift
+        if shift == 0:  # the last entry is another game's: the state forgets its last game
+            data["games"] = data["games"][:-1]
+            data["pgn_offset"] = game_ends(folder / "g.pgn")[2]
+        state.write_text(json.dumps(data))
+        before = [(folder / name).read_bytes() for name in ("g.pgn", "g.log", "g.epd")]
+        refused(run_cli(["-resume", "g.pgn.state.json"], folder), *words)
+        assert [(folder / name).read_bytes() for name in ("g.pgn", "g.log", "g.epd")] == before

@@ -124,9 +124,13 @@ def check_epd(path: str, offset: int) -> None:
 def check_resume_files(config: TournamentConfig, state: RunState) -> None:
     """Check every file ``-resume`` will cut back, before any is cut or any engine starts."""
     last = state.games[-1] if state.games else None
-    if config.pgnout:
-        check_pgn(config.pgnout, state.pgn_offset, last)
-    if config.log and state.log_offset is not None:
-        check_log(config.log, state.log_offset, last)
-    if config.epdout and state.epd_offset is not None:
-        check_epd(config.epdout, state.epd_offset)
+    try:
+        if config.pgnout:
+            check_pgn(config.pgnout, state.pgn_offset, last)
+        if config.log and state.log_offset is not None:
+            check_log(config.log, state.log_offset, last)
+        if config.epdout and state.epd_offset is not None:
+            check_epd(config.epdout, state.epd_offset)
+    except OSError as err:  # a file that can be listed but not read (permissions, a folder)
+        raise ConfigError(f"cannot resume: cannot read {err.filename or 'an output file'} "
+                          f"({err.strerror or err}): make it readable, or start a new run") from None
