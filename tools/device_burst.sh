@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# A burst of NNUE data generation on a bigger machine (a lent 16-core one, or any Linux box):
+# builds the core, plays games with every core for SECONDS with a new seed, and leaves one shard
+# of whole games (tools/game_records.py) under $OUT, small enough to bring home (under 16 MiB a
+# file; the burst is split when it is larger).
+#
+#   bash tools/device_burst.sh [SECONDS] [SEED]      # defaults: 540 s, the clock's seconds
+#
+# python-chess is the one package the generator needs beyond Cython: where it is missing, wheels
+# in .whl/ are installed first (python3 -m pip download --no-deps -d .whl chess).  Games are
+# played with the built-in net, at the settings of docs/nnue.md's generation command.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-540}
+seed=${2:-$(date +%s)}
+out=${OUT:-runs/burst}
+cores=$(nproc)
+mkdir -p "$out"
+
+if ! python3 -c "import chess" 2>/dev/null; then
+    python3 -m pip install -q --no-index --no-deps --target /tmp/kestrel-site .whl/*.whl
+    export PYTHONPATH=/tmp/kestrel-site${PYTHONPATH:+:$PYTHONPATH}
+fi
+started=$(date +%s)
+python3 setup.py build_ext --inplace -j "$cores" > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+echo "burst: built the core in $(( $(date +%s) - started )) s on $cores cores"
+
+books=../shared/data/openings/2moves_v1.epd
+[ -f "$books" ] || books=shared/data/openings/2moves_v1.epd
+book_args=()
+[ -f "$books" ] && book_args=(--book "$books")
+work=$(mktemp -d)
+# SIGTERM at the deadline: the generator flushes whole games and exits 130.
+status=0
+timeout -s TERM "$seconds" python3 -m tools.datagen generate --out "$work/games" --positions 1000000000 \
+    --workers "$cores" --soft-nodes 2000 --hard-nodes 20000 "${book_args[@]}" --random-plies 6 \
+    --seed "$seed" --progress-every 60 || status=$?
+if [ "$status" != 0 ] && [ "$status" != 124 ] && [ "$status" != 130 ]; then
+    echo "burst: the generator failed with status $status" >&2
+    exit "$status"
+fi
+cat "$work"/games/*.kgame > "$work/burst.kgame"
+python3 -m tools.datagen stats "$work/burst.kgame"
+size=$(stat -c %s "$work/burst.kgame")
+if [ "$size" -le $((15 * 1024 * 1024)) ]; then
+    mv "$work/burst.kgame" "$out/burst-$seed.kgame"
+else
+    # Byte pieces, joined again with cat before use (whole games only once joined).
+    split -b 15M -d "$work/burst.kgame" "$out/burst-$seed.kgame.part"
+fi
+ls -l "$out"
