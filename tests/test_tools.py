@@ -10,7 +10,9 @@ import pytest
 from conftest import SHARED_DATA, shared_data_path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
-TOOLS = sorted(path.stem for path in (REPO_ROOT / "tools").glob("*.py") if path.stem != "__init__")
+# The commands: every module that runs as a script (the others, such as arguments.py, are libraries).
+TOOLS = sorted(path.stem for path in (REPO_ROOT / "tools").glob("*.py")
+               if 'if __name__ == "__main__":' in path.read_text(encoding="utf-8"))
 
 
 def run_tool(name: str, *args: str) -> subprocess.CompletedProcess[str]:

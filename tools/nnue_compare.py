@@ -13,7 +13,6 @@ still has to show it in an SPRT.
 
 from __future__ import annotations
 
-import argparse
 import math
 import sys
 
@@ -21,7 +20,8 @@ from eval.api import evaluate
 from eval.networks import load_network
 from eval.nnue_api import nnue_evaluate
 from search.board.position import Position
-from tools.nnue_data import read_records
+from tools.arguments import ToolParser, fail, finite_float, parse, positive_int, readable_file
+from tools.nnue_data import read_records, records_file
 
 
 def correlation(xs: list[float], ys: list[float]) -> float:
@@ -39,25 +39,28 @@ def sigmoid(x: float) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.nnue_compare", description=__doc__.split("\n\n")[0])
-    parser.add_argument("records", help="held-out .kpos file")
-    parser.add_argument("nets", nargs="*", help="net files to compare with the weighted evaluation")
-    parser.add_argument("--every", type=int, default=10, help="use every Nth record (default %(default)s)")
-    parser.add_argument("--lambda", dest="lam", type=float, default=0.75, help="the trainer's lambda")
-    parser.add_argument("--scale", type=float, default=400.0, help="the trainer's scale")
-    parser.add_argument("--band", type=float, default=200.0,
+    parser = ToolParser(prog="python -m tools.nnue_compare", description=__doc__.split("\n\n")[0])
+    parser.add_argument("records", type=records_file, help="held-out .kpos file")
+    parser.add_argument("nets", nargs="*", type=readable_file, help="net files to compare with the weighted evaluation")
+    parser.add_argument("--every", type=positive_int, default=10, help="use every Nth record (default %(default)s)")
+    parser.add_argument("--lambda", dest="lam", type=finite_float(0.0, 1.0), default=0.75,
+                        help="the trainer's lambda")
+    parser.add_argument("--scale", type=finite_float(0.0, low_open=True), default=400.0,
+                        help="the trainer's scale")
+    parser.add_argument("--band", type=finite_float(0.0, low_open=True), default=200.0,
                         help="also measure the positions whose search score is within this many cp of 0")
-    args = parser.parse_args(argv)
+    args = parse(parser, argv)
+    if args is None:
+        return 2
     try:
-        nets = {path: load_network(path)[0] for path in args.nets}
+        nets = {str(path): load_network(str(path))[0] for path in args.nets}
         rows = [(Position(r.fen), r.score, r.result) for i, r in enumerate(read_records(args.records))
-                if i % max(1, args.every) == 0]
+                if i % args.every == 0]
     except (OSError, ValueError) as err:
-        print(f"nnue_compare: {err}", file=sys.stderr)
-        return 1
+        return fail(parser.prog, f"{err}; give a net written by tools.nnue_train and a .kpos file")
     if len(rows) < 2:
-        print("nnue_compare: fewer than two records", file=sys.stderr)
-        return 1
+        return fail(parser.prog, f"fewer than two records in {args.records} (at --every {args.every}); "
+                                 "give more records or a smaller --every")
     scores = [float(score) for _, score, _ in rows]
     targets = [args.lam * sigmoid(score / args.scale) + (1 - args.lam) * result / 2 for _, score, result in rows]
     print(f"{len(rows):,} positions of {args.records}")

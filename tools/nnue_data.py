@@ -23,12 +23,18 @@ standard ones).
 
 from __future__ import annotations
 
+import argparse
 import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
+from tools.arguments import ToolParser, fail, non_negative_int, parse, readable_file
+
 RECORD_SIZE = 32
+MAX_PIECES = 32
+PIECE_CODES = 12
 NO_SQUARE = 64
 RESULT_LOSS, RESULT_DRAW, RESULT_WIN = 0, 1, 2
 PIECE_LETTERS = "PNBRQKpnbrqk"
@@ -93,15 +99,19 @@ def pack(fen: str, score: int, result: int) -> bytes:
 def unpack(data: bytes | memoryview) -> Record:
     """The record in the first 32 bytes of `data`."""
     (occupied,) = _HEAD.unpack_from(data, 0)
+    if occupied.bit_count() > MAX_PIECES:
+        raise ValueError(f"{occupied.bit_count()} occupied squares, more than the {MAX_PIECES} a record holds")
     nibbles = bytes(data[8:24])
     score, result, flags, ep_square, halfmove, fullmove = _TAIL.unpack_from(data, 24)
+    if result > RESULT_WIN:
+        raise ValueError(f"result {result} (results are 0 loss, 1 draw, 2 win)")
     board: list[str | None] = [None] * 64
     index = 0
     for square in range(64):
         if occupied >> square & 1:
             code = (nibbles[index >> 1] >> (4 * (index & 1))) & 15
-            if code >= 12:
-                raise ValueError(f"bad piece code {code} in a record")
+            if code >= PIECE_CODES:
+                raise ValueError(f"bad piece code {code} (codes are 0..{PIECE_CODES - 1})")
             board[square] = PIECE_LETTERS[code]
             index += 1
     rows = []
@@ -124,8 +134,10 @@ def unpack(data: bytes | memoryview) -> Record:
     return Record(fen, score, result)
 
 
-def read_records(path: str) -> Iterator[Record]:
-    """Every whole record of a file, in order (a trailing partial record is ignored)."""
+def read_records(path: str | Path) -> Iterator[Record]:
+    """Every whole record of a file, in order (a trailing partial record is ignored); ValueError
+    naming the record's number (from 0) at the first one that breaks the format."""
+    number = 0
     with open(path, "rb") as handle:
         while True:
             chunk = handle.read(RECORD_SIZE * 4096)
@@ -133,7 +145,49 @@ def read_records(path: str) -> Iterator[Record]:
                 return
             view = memoryview(chunk)
             for offset in range(0, len(chunk) - RECORD_SIZE + 1, RECORD_SIZE):
-                yield unpack(view[offset:offset + RECORD_SIZE])
+                try:
+                    record = unpack(view[offset:offset + RECORD_SIZE])
+                except ValueError as error:
+                    raise ValueError(f"record {number}: {error}") from None
+                yield record
+                number += 1
+
+
+def records_file(text: str) -> Path:
+    """An argparse ``type=``: a readable regular file of whole records (its contents are checked by
+    the reader: `unpack`, or `first_bad_record` for a whole array)."""
+    path = readable_file(text)
+    size = path.stat().st_size
+    if size % RECORD_SIZE:
+        raise argparse.ArgumentTypeError(f"{text}: {size} bytes is not a whole number of {RECORD_SIZE}-byte "
+                                         "records; a truncated or foreign file (give a .kpos file)")
+    return path
+
+
+# The set bits of every byte value: a record's piece count is the sum over its eight occupancy bytes.
+_BYTE_BITS = bytes(bin(value).count("1") for value in range(256))
+
+
+def first_bad_record(records: Any) -> tuple[int, str] | None:
+    """(index, problem) of the first record of `records` (uint8, shape (n, 32)) that breaks the
+    format: more than 32 pieces, a piece code of 12 or more, a result other than 0, 1, 2.  The
+    vectorised check the trainer runs over its data before training (numpy imported here)."""
+    import numpy as np
+    counts = np.frombuffer(_BYTE_BITS, dtype=np.uint8)[records[:, :8]].sum(axis=1, dtype=np.int32)
+    codes = np.empty((len(records), MAX_PIECES), dtype=np.uint8)
+    codes[:, 0::2] = records[:, 8:24] & 15
+    codes[:, 1::2] = records[:, 8:24] >> 4
+    in_use = np.arange(MAX_PIECES) < counts[:, None]
+    bad_code = ((codes >= PIECE_CODES) & in_use).any(axis=1)
+    bad = (counts > MAX_PIECES) | bad_code | (records[:, 26] > RESULT_WIN)
+    if not bad.any():
+        return None
+    index = int(np.argmax(bad))
+    if counts[index] > MAX_PIECES:
+        return index, f"{counts[index]} occupied squares, more than the {MAX_PIECES} a record holds"
+    if bad_code[index]:
+        return index, f"bad piece code {int(codes[index][in_use[index]].max())} (codes are 0..{PIECE_CODES - 1})"
+    return index, f"result {records[index, 26]} (results are 0 loss, 1 draw, 2 win)"
 
 
 def record_dtype() -> Any:
@@ -156,13 +210,14 @@ def load_array(path: str) -> Any:
 
 def main(argv: list[str] | None = None) -> int:
     """Print records as text, one per line: FEN, score and result (the reader from the shell)."""
-    import argparse
-    import sys
-    parser = argparse.ArgumentParser(prog="python -m tools.nnue_data",
-                                     description="Print training records (.kpos) as 'FEN | score | result'.")
-    parser.add_argument("files", nargs="+", help=".kpos files")
-    parser.add_argument("--limit", type=int, default=0, help="at most this many records per file (0: all)")
-    args = parser.parse_args(argv)
+    parser = ToolParser(prog="python -m tools.nnue_data",
+                        description="Print training records (.kpos) as 'FEN | score | result'.")
+    parser.add_argument("files", nargs="+", type=records_file, help=".kpos files")
+    parser.add_argument("--limit", type=non_negative_int, default=0,
+                        help="at most this many records per file (0: all)")
+    args = parse(parser, argv)
+    if args is None:
+        return 2
     results = {RESULT_LOSS: "loss", RESULT_DRAW: "draw", RESULT_WIN: "win"}
     for path in args.files:
         try:
@@ -171,8 +226,7 @@ def main(argv: list[str] | None = None) -> int:
                 if count == args.limit:
                     break
         except (OSError, ValueError) as err:
-            print(f"nnue_data: {path}: {err}", file=sys.stderr)
-            return 1
+            return fail(parser.prog, f"{path}: {err}; the file is not a valid .kpos file")
     return 0
 
 

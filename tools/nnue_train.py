@@ -33,23 +33,49 @@ import os
 import shlex
 import sys
 import time
+import zipfile
 from array import array
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
-import numpy as np
-from numpy.typing import NDArray
-
-from eval.nnue_architecture import INPUTS, QB_MAX, active_features
+from eval.nnue_architecture import INPUTS, QB_MAX, SCALE_MAX, active_features
 from eval.nnue_file import QA, SCALE, WEIGHT_CLIP, NetParameters, check_hidden, write_net
 from search.board.position import Position
 from tools import nnue_kernels
-from tools.nnue_data import RECORD_SIZE
+from tools.arguments import (
+    ToolParser,
+    creatable_folder,
+    fail,
+    finite_float,
+    int_range,
+    non_negative_int,
+    parse,
+    positive_int,
+    readable_file,
+    writable_output,
+)
+from tools.nnue_data import RECORD_SIZE, first_bad_record, records_file
 
-Array = NDArray[Any]
+try:
+    import numpy as np
+    HAVE_NUMPY = True
+except ImportError:     # the nnue extra is not installed: the command says how to install it
+    HAVE_NUMPY = False
+
+if TYPE_CHECKING:
+    from numpy.typing import NDArray
+
+Array: TypeAlias = "NDArray[Any]"
+PROG = "python -m tools.nnue_train"
+# The largest scale the engine's Network accepts (raw * scale stays inside int64): --scale's bound.
+MAX_SCALE = SCALE_MAX
+# Beyond these the run is a mistake: threads as many as the engine's Threads option allows, each
+# with its own gradient buffers; synthetic benchmark records that fit in memory with their shuffle.
+MAX_THREADS = 256
+MAX_BENCH_POSITIONS = 4_000_000
 PARAMETER_NAMES = ("W", "bias", "w_out", "b_out")
 # Weight decay pulls weights toward zero; the biases set the operating point and are left alone.
 DECAYED = ("W", "w_out")
@@ -74,7 +100,7 @@ class FloatNet:
         return {name: getattr(self, name) for name in PARAMETER_NAMES}
 
     @classmethod
-    def initial(cls, hidden: int, rng: np.random.Generator, dtype: Any = np.float32) -> FloatNet:
+    def initial(cls, hidden: int, rng: np.random.Generator, dtype: Any = "float32") -> FloatNet:
         """Small random weights; a positive bias keeps most units inside the clamp's slope at first."""
         return cls(W=rng.normal(0.0, 0.05, (INPUTS, hidden)).astype(dtype),
                    bias=np.full(hidden, 0.25, dtype=dtype),
@@ -135,6 +161,18 @@ def float_output(net: FloatNet, fen: str) -> float:
     return float(v[stm] @ w_out[:hidden] + v[1 - stm] @ w_out[hidden:] + float(net.b_out[0]))
 
 
+CHECK_CHUNK = 1 << 20
+
+
+def check_records(path: Path, records: Array) -> None:
+    """ValueError naming the first record of `path` that breaks the format (the kernels would skip
+    its extra pieces or stop the run at its batch); one pass over the file, a chunk at a time."""
+    for first in range(0, len(records), CHECK_CHUNK):
+        found = first_bad_record(np.asarray(records[first:first + CHECK_CHUNK]))
+        if found is not None:
+            raise ValueError(f"{path}: record {first + found[0]}: {found[1]}; not a valid .kpos file")
+
+
 class Records:
     """The records of one or more files as one indexable set (each file memory-mapped)."""
 
@@ -144,11 +182,14 @@ class Records:
 
     @classmethod
     def load(cls, paths: Sequence[Path]) -> Records:
+        """The records of `paths`, each checked (`check_records`) before training starts."""
         parts = []
         for path in paths:
             count = os.path.getsize(path) // RECORD_SIZE
             if count:
-                parts.append(np.memmap(path, dtype=np.uint8, mode="r", shape=(count, RECORD_SIZE)))
+                part = np.memmap(path, dtype=np.uint8, mode="r", shape=(count, RECORD_SIZE))
+                check_records(path, part)
+                parts.append(part)
         return cls(parts)
 
     def __len__(self) -> int:
@@ -301,15 +342,29 @@ def save_checkpoint(path: Path, trainer: Trainer, epoch: int, config: dict[str, 
 
 
 def load_checkpoint(path: Path) -> tuple[FloatNet, dict[str, Array], dict[str, Array], int, int, dict[str, Any]]:
-    """(net, Adam m, Adam v, Adam steps, completed epochs, settings) of a checkpoint."""
-    with np.load(path) as data:
-        config = json.loads(str(data["config"]))
-        if config.get("format") != CHECKPOINT_FORMAT:
-            raise ValueError(f"{path}: not a checkpoint of this trainer (format {config.get('format')})")
-        net = FloatNet(*(np.array(data[name], dtype=np.float32) for name in PARAMETER_NAMES))
-        m = {name: np.array(data[f"adam_m_{name}"], dtype=np.float32) for name in PARAMETER_NAMES}
-        v = {name: np.array(data[f"adam_v_{name}"], dtype=np.float32) for name in PARAMETER_NAMES}
-        return net, m, v, int(data["adam_steps"]), int(data["epoch"]), config
+    """(net, Adam m, Adam v, Adam steps, completed epochs, settings) of a checkpoint; ValueError
+    naming the problem when the file is not a whole checkpoint of this trainer."""
+    try:
+        with np.load(path) as data:
+            config = json.loads(str(data["config"]))
+            if not isinstance(config, dict) or config.get("format") != CHECKPOINT_FORMAT:
+                found = config.get("format") if isinstance(config, dict) else None
+                raise ValueError(f"format {found}, this trainer writes {CHECKPOINT_FORMAT}")
+            net = FloatNet(*(np.array(data[name], dtype=np.float32) for name in PARAMETER_NAMES))
+            m = {name: np.array(data[f"adam_m_{name}"], dtype=np.float32) for name in PARAMETER_NAMES}
+            v = {name: np.array(data[f"adam_v_{name}"], dtype=np.float32) for name in PARAMETER_NAMES}
+            steps, epoch = int(data["adam_steps"]), int(data["epoch"])
+    except (OSError, KeyError, ValueError, TypeError, zipfile.BadZipFile) as error:
+        raise ValueError(f"{path}: not a checkpoint of this trainer ({error})") from None
+    hidden = net.W.shape[1] if net.W.ndim == 2 else 0
+    shapes = {"W": (INPUTS, hidden), "bias": (hidden,), "w_out": (2 * hidden,), "b_out": (1,)}
+    for name in PARAMETER_NAMES:
+        arrays = (getattr(net, name), m[name], v[name])
+        if any(array_.shape != shapes[name] for array_ in arrays):
+            raise ValueError(f"{path}: a damaged checkpoint ({name} has the shape {getattr(net, name).shape})")
+        if not all(np.isfinite(array_).all() for array_ in arrays):
+            raise ValueError(f"{path}: a damaged checkpoint ({name} holds values that are not finite)")
+    return net, m, v, steps, epoch, config
 
 
 def synthetic_records(count: int, rng: np.random.Generator, min_pieces: int = 10, max_pieces: int = 32) -> Array:
@@ -345,50 +400,83 @@ def epoch_order(indices: Array, seed: int, epoch: int) -> Array:
     return indices[np.random.default_rng([seed, 2, epoch]).permutation(len(indices))]
 
 
-def parse_args(argv: Sequence[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m tools.nnue_train",
-                                     description="Train Kestrel's NNUE net on .kpos records (tools/nnue_data.py).")
-    parser.add_argument("inputs", nargs="*", type=Path, help="training data: .kpos files")
-    parser.add_argument("--out", type=Path, default=Path("kestrel.nnue"), help="the net to write")
-    parser.add_argument("--hidden", type=int, default=None, help="hidden units per perspective (default 256)")
-    parser.add_argument("--epochs", type=int, default=10)
-    parser.add_argument("--batch", type=int, default=16384)
-    parser.add_argument("--lr", type=float, default=1e-3, help="peak learning rate")
+def hidden_size(text: str) -> int:
+    """An argparse ``type=``: a hidden width the net file format supports."""
+    value = positive_int(text)
+    try:
+        check_hidden(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return value
+
+
+def build_parser() -> ToolParser:
+    parser = ToolParser(prog=PROG,
+                        description="Train Kestrel's NNUE net on .kpos records (tools/nnue_data.py).")
+    unit = finite_float(0.0, 1.0)
+    parser.add_argument("inputs", nargs="*", type=records_file, help="training data: .kpos files")
+    parser.add_argument("--out", type=writable_output, default=None, help="the net to write (default kestrel.nnue)")
+    parser.add_argument("--hidden", type=hidden_size, default=None, help="hidden units per perspective (default 256)")
+    parser.add_argument("--epochs", type=non_negative_int, default=10)
+    parser.add_argument("--batch", type=positive_int, default=16384)
+    parser.add_argument("--lr", type=finite_float(0.0, 1.0, low_open=True), default=1e-3, help="peak learning rate")
     parser.add_argument("--schedule", choices=("cosine", "step"), default="cosine",
                         help="cosine decay to lr * --lr-min-ratio, or steps of --lr-gamma every --lr-step-epochs")
-    parser.add_argument("--warmup-steps", type=int, default=100, help="linear warm-up, in optimizer steps")
-    parser.add_argument("--lr-min-ratio", type=float, default=0.01)
-    parser.add_argument("--lr-step-epochs", type=int, default=5)
-    parser.add_argument("--lr-gamma", type=float, default=0.3)
-    parser.add_argument("--weight-decay", type=float, default=0.01, help="AdamW's decoupled weight decay")
-    parser.add_argument("--lambda", dest="lam", type=float, default=0.75,
+    parser.add_argument("--warmup-steps", type=non_negative_int, default=100,
+                        help="linear warm-up, in optimizer steps")
+    parser.add_argument("--lr-min-ratio", type=unit, default=0.01)
+    parser.add_argument("--lr-step-epochs", type=positive_int, default=5)
+    parser.add_argument("--lr-gamma", type=finite_float(0.0, 1.0, low_open=True), default=0.3)
+    # Up to 1: with --lr at most 1, a step shrinks a weight by the factor 1 - lr * decay, never past 0.
+    parser.add_argument("--weight-decay", type=unit, default=0.01, help="AdamW's decoupled weight decay")
+    parser.add_argument("--lambda", dest="lam", type=unit, default=0.75,
                         help="weight of the search score in the target (1 - lambda: the game result)")
-    parser.add_argument("--scale", type=int, default=SCALE, help="centipawns per unit of the output")
-    parser.add_argument("--val-fraction", type=float, default=0.02,
+    parser.add_argument("--scale", type=int_range(1, MAX_SCALE), default=SCALE,
+                        help=f"centipawns per unit of the output (1..{MAX_SCALE}, the engine's bound)")
+    parser.add_argument("--val-fraction", type=finite_float(0.0, 1.0, high_open=True), default=0.02,
                         help="held-out share of the inputs, drawn by --seed (ignored with --val)")
-    parser.add_argument("--val", type=Path, action="append", default=[],
+    parser.add_argument("--val", type=records_file, action="append", default=[],
                         help="a validation .kpos file instead (repeatable)")
-    parser.add_argument("--checkpoint-dir", type=Path, default=None,
+    parser.add_argument("--checkpoint-dir", type=creatable_folder, default=None,
                         help="where the per-epoch checkpoints go (default: OUT.checkpoints)")
-    parser.add_argument("--resume", type=Path, default=None, help="continue from a checkpoint")
+    parser.add_argument("--resume", type=readable_file, default=None, help="continue from a checkpoint")
     parser.add_argument("--net-every-epoch", action="store_true", help="also write OUT.epochN.nnue each epoch")
-    parser.add_argument("--threads", type=int, default=os.cpu_count() or 1)
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--bench", type=int, nargs="?", const=400_000, default=None, metavar="POSITIONS",
+    parser.add_argument("--threads", type=int_range(1, MAX_THREADS), default=min(MAX_THREADS, os.cpu_count() or 1))
+    parser.add_argument("--seed", type=non_negative_int, default=1)
+    parser.add_argument("--bench", type=int_range(1, MAX_BENCH_POSITIONS), nargs="?", const=400_000, default=None,
+                        metavar="POSITIONS",
                         help="measure training speed on synthetic records (default 400000) or on the inputs; "
                              "writes nothing")
-    args = parser.parse_args(argv)
+    return parser
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace | None:
+    """The checked arguments, or None once a one-line error is on stderr: every number in its range
+    and every file checked (inputs readable, outputs creatable) before any work."""
+    parser = build_parser()
+    args = parse(parser, argv)
+    if args is None:
+        return None
     if not args.inputs and args.bench is None:
-        parser.error("give one or more .kpos files (or --bench)")
-    if args.batch < 1 or args.epochs < 0 or args.threads < 1:
-        parser.error("--batch and --threads must be positive, --epochs not negative")
-    if not 0.0 <= args.lam <= 1.0 or not 0.0 <= args.val_fraction < 1.0:
-        parser.error("--lambda must be within 0..1 and --val-fraction within 0..1 (not 1)")
+        fail(PROG, "give one or more .kpos files (or --bench)")
+        return None
+    if args.bench is not None:
+        return args
+    try:
+        # The defaults are checked too: a run must not find out after an epoch that it cannot save.
+        if args.out is None:
+            args.out = writable_output("kestrel.nnue")
+        if args.checkpoint_dir is None:
+            args.checkpoint_dir = creatable_folder(str(args.out.with_name(args.out.name + ".checkpoints")))
+    except argparse.ArgumentTypeError as error:
+        fail(PROG, f"argument --out: {error}")
+        return None
     return args
 
 
 def prepare_data(args: argparse.Namespace) -> tuple[Records, Records, Array, Array]:
-    """(training records, validation records, training indices, validation indices)."""
+    """(training records, validation records, training indices, validation indices); ValueError
+    naming the file and the record when a record breaks the format."""
     if args.bench is not None and not args.inputs:
         data = Records([synthetic_records(args.bench, np.random.default_rng([args.seed, 3]))])
     else:
@@ -402,40 +490,59 @@ def prepare_data(args: argparse.Namespace) -> tuple[Records, Records, Array, Arr
     return data, data, train_idx, val_idx
 
 
-def make_trainer(args: argparse.Namespace) -> tuple[Trainer, int]:
-    """A trainer with a fresh net, or with the net and optimizer state of --resume; and the epochs done."""
+@dataclass
+class StartState:
+    """Where a run starts: a fresh net, or the net and Adam's state of --resume, and the epochs done."""
+
+    net: FloatNet
+    adam: tuple[dict[str, Array], dict[str, Array], int] | None
+    epoch: int
+
+
+def start_state(args: argparse.Namespace) -> StartState:
+    """The run's starting point; ValueError when --resume is not a checkpoint this run can continue."""
     if args.resume is None:
-        net = FloatNet.initial(args.hidden or 256, np.random.default_rng([args.seed, 0]))
-    else:
-        net, m, v, adam_steps, start_epoch, saved = load_checkpoint(args.resume)
-        if args.hidden is not None and args.hidden != net.hidden:
-            raise SystemExit(f"--hidden {args.hidden} differs from the checkpoint's {net.hidden}")
-        if saved.get("seed") != args.seed:
-            # The seed draws the validation positions: another one would train on some of them.
-            print(f"warning: --seed {args.seed} differs from the checkpoint's {saved.get('seed')}", flush=True)
-    try:
-        check_hidden(net.hidden)   # before any work: the file format would refuse the net at the end
-    except ValueError as error:
-        raise SystemExit(str(error)) from None
-    trainer = Trainer(net, args.threads, args.lam, args.scale, args.weight_decay)
-    if args.resume is None:
-        return trainer, 0
-    trainer.optimizer.m, trainer.optimizer.v, trainer.optimizer.steps = m, v, adam_steps
-    return trainer, start_epoch
+        return StartState(FloatNet.initial(args.hidden or 256, np.random.default_rng([args.seed, 0])), None, 0)
+    net, m, v, adam_steps, start_epoch, saved = load_checkpoint(args.resume)
+    if args.hidden is not None and args.hidden != net.hidden:
+        raise ValueError(f"--hidden {args.hidden} differs from the checkpoint's {net.hidden}; leave --hidden out")
+    check_hidden(net.hidden)
+    if saved.get("seed") != args.seed:
+        # The seed draws the validation positions: another one would train on some of them.
+        print(f"warning: --seed {args.seed} differs from the checkpoint's {saved.get('seed')}", flush=True)
+    return StartState(net, (m, v, adam_steps), start_epoch)
+
+
+def make_trainer(args: argparse.Namespace, start: StartState) -> Trainer:
+    """A trainer for the net of `start`, with its optimizer state when resumed."""
+    trainer = Trainer(start.net, args.threads, args.lam, args.scale, args.weight_decay)
+    if start.adam is not None:
+        trainer.optimizer.m, trainer.optimizer.v, trainer.optimizer.steps = start.adam
+    return trainer
 
 
 def train(argv: Sequence[str]) -> int:
     """The command: returns the exit status."""
     args = parse_args(argv)
+    if args is None:
+        return 2
+    if not HAVE_NUMPY:
+        return fail(PROG, "the trainer needs numpy: pip install '.[nnue]' (or pip install numpy)")
     bench = args.bench is not None
-    data, val_data, train_idx, val_idx = prepare_data(args)
+    try:
+        # The checkpoint first: it is small, and the data's check reads every record.
+        start = start_state(args)
+        data, val_data, train_idx, val_idx = prepare_data(args)
+    except (OSError, ValueError) as error:
+        return fail(PROG, str(error))
     if len(train_idx) == 0:
-        raise SystemExit("no training positions in the inputs")
-    trainer, start_epoch = make_trainer(args)
+        return fail(PROG, "no training positions in the inputs; give .kpos files with records "
+                          "(or a smaller --val-fraction)")
+    trainer, start_epoch = make_trainer(args, start), start.epoch
     net = trainer.net
     steps_per_epoch = math.ceil(len(train_idx) / args.batch)
     total_steps = steps_per_epoch * args.epochs
-    checkpoint_dir = args.checkpoint_dir or args.out.with_name(args.out.name + ".checkpoints")
+    checkpoint_dir = args.checkpoint_dir
     command = "python -m tools.nnue_train " + shlex.join(str(a) for a in argv)
     config = {"hidden": net.hidden, "command": command, "seed": args.seed}
     print(f"{len(train_idx):,} training positions, {len(val_idx):,} validation; hidden {net.hidden}, "

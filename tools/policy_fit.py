@@ -19,7 +19,6 @@ they play better is for games to say (docs/mcts.md, "Priors").
 
 from __future__ import annotations
 
-import argparse
 import math
 import random
 import sys
@@ -29,8 +28,9 @@ import chess.pgn
 
 from search.alphabeta_searcher import AlphaBetaSearcher
 from search.board.position import Position
-from search.limits import SearchLimits
+from search.limits import MAX_DEPTH, SearchLimits
 from search.mcts_searcher import PRIOR_FEATURES, MCTSSearcher
+from tools.arguments import ToolParser, fail, int_range, parse, positive_int, readable_file
 
 # One training example: the feature rows of every legal move, and the index of the labelled one.
 Example = tuple[list[list[float]], int]
@@ -177,18 +177,24 @@ def fit(examples: Sequence[Example], start: Sequence[float]) -> list[float]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.policy_fit", description=__doc__.split("\n\n")[0])
-    parser.add_argument("pgn", nargs="+", help="games to take positions from")
-    parser.add_argument("--positions", type=int, default=4000)
-    parser.add_argument("--depth", type=int, default=8, help="plies of the search that labels the move")
-    parser.add_argument("--table-depth", type=int, default=2, help="plies of the search whose move is the table's")
+    parser = ToolParser(prog="python -m tools.policy_fit", description=__doc__.split("\n\n")[0])
+    parser.add_argument("pgn", nargs="+", type=readable_file, help="games to take positions from")
+    parser.add_argument("--positions", type=positive_int, default=4000)
+    parser.add_argument("--depth", type=int_range(1, MAX_DEPTH), default=8,
+                        help="plies of the search that labels the move")
+    parser.add_argument("--table-depth", type=int_range(0, MAX_DEPTH), default=2,
+                        help="plies of the search whose move is the table's (0: no table move)")
     parser.add_argument("--seed", type=int, default=1)
-    args = parser.parse_args(argv)
-    rng = random.Random(args.seed)
-    samples = sample_positions(args.pgn, args.positions, rng)
-    if len(samples) < 10:
-        print("error: fewer than 10 positions in the games", file=sys.stderr)
+    args = parse(parser, argv)
+    if args is None:
         return 2
+    rng = random.Random(args.seed)
+    try:
+        samples = sample_positions([str(path) for path in args.pgn], args.positions, rng)
+    except OSError as exc:
+        return fail(parser.prog, f"{exc}; give PGN files")
+    if len(samples) < 10:
+        return fail(parser.prog, f"fewer than 10 positions in the games ({len(samples)}); give more games")
     print(f"{len(samples)} positions, labels from depth {args.depth}, table move from depth {args.table_depth}")
     examples = build_examples(samples, args.depth, args.table_depth)
     held_out = max(1, len(examples) // 5)

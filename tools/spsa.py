@@ -25,6 +25,8 @@ import json
 import math
 import os
 import random
+import shlex
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -34,6 +36,16 @@ from pathlib import Path
 import chess.pgn
 
 from search.param_table import SEARCH_PARAMS, checked_params, default_params
+from tools.arguments import (
+    ToolParser,
+    fail,
+    finite_float,
+    int_range,
+    parse,
+    positive_int,
+    readable_file,
+    writable_output,
+)
 
 # Step sizes as fishtest suggests them: c about 1/20 of the range, and a such that the
 # first steps move a parameter by about as much as c.
@@ -103,8 +115,9 @@ def step(state: SpsaState, args: argparse.Namespace, rng: random.Random, runner:
     c_k = {name: state.c[name] / (k + 1) ** args.gamma for name in state.names}
     plus = {name: state.theta[name] + c_k[name] * signs[name] for name in state.names}
     minus = {name: state.theta[name] - c_k[name] * signs[name] for name in state.names}
+    book = None if args.book is None else str(args.book)
     score, games = play_pairs(args.engine, engine_params(state, plus), engine_params(state, minus),
-                              args.pairs, args.each, args.book, state.seed + k, runner, args.concurrency)
+                              args.pairs, args.each, book, state.seed + k, runner, args.concurrency)
     # Points of plus minus points of minus per game: 2 * score - 1, in [-1, 1].
     difference = 2.0 * score - 1.0
     for name in state.names:
@@ -129,42 +142,57 @@ def new_state(names: list[str], args: argparse.Namespace) -> SpsaState:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.spsa", description=__doc__.split("\n\n")[0])
+    parser = ToolParser(prog="python -m tools.spsa", description=__doc__.split("\n\n")[0])
     parser.add_argument("--params", required=True,
                         help="comma-separated names from search/param_table.py (or 'all')")
-    parser.add_argument("--iterations", type=int, default=100)
-    parser.add_argument("--pairs", type=int, default=2, help="game pairs per iteration")
-    parser.add_argument("--concurrency", type=int, default=1, help="games played at once (one per core)")
+    parser.add_argument("--iterations", type=positive_int, default=100)
+    parser.add_argument("--pairs", type=positive_int, default=2, help="game pairs per iteration")
+    parser.add_argument("--concurrency", type=int_range(1, 256), default=1,
+                        help="games played at once (one per core)")
     parser.add_argument("--each", nargs="+", default=["tc=2+0.02", "timemargin=50"],
                         help="the runner's -each settings of both engines (time control, nodes=...)")
-    parser.add_argument("--book", default=None, help="an EPD opening book for the games")
+    parser.add_argument("--book", type=readable_file, default=None, help="an EPD opening book for the games")
     parser.add_argument("--engine", default="kestrel", help="the engine command (needs the SearchParams option)")
-    parser.add_argument("--gain", type=float, default=5.0, help="a: larger moves faster and noisier")
-    parser.add_argument("--alpha", type=float, default=DEFAULT_ALPHA)
-    parser.add_argument("--gamma", type=float, default=DEFAULT_GAMMA)
+    parser.add_argument("--gain", type=finite_float(0.0, low_open=True), default=5.0,
+                        help="a: larger moves faster and noisier")
+    # Spall's conditions for convergence ask for decaying gains and perturbations: exponents in 0..1.
+    parser.add_argument("--alpha", type=finite_float(0.0, 1.0), default=DEFAULT_ALPHA)
+    parser.add_argument("--gamma", type=finite_float(0.0, 1.0), default=DEFAULT_GAMMA)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--state", default="spsa-state.json", help="where progress is saved after each iteration")
+    parser.add_argument("--state", type=writable_output, default="spsa-state.json",
+                        help="where progress is saved after each iteration")
     parser.add_argument("--resume", action="store_true", help="continue the run saved in --state")
-    parser.add_argument("--out", default="spsa-tuned.json", help="the tuned values (JSON) when the run ends")
-    args = parser.parse_args(argv)
+    parser.add_argument("--out", type=writable_output, default="spsa-tuned.json",
+                        help="the tuned values (JSON) when the run ends")
+    args = parse(parser, argv)
+    if args is None:
+        return 2
 
     names = list(SEARCH_PARAMS) if args.params == "all" else [n.strip() for n in args.params.split(",") if n.strip()]
     unknown = [name for name in names if name not in SEARCH_PARAMS]
     if unknown or not names:
-        print(f"spsa: unknown parameter(s) {', '.join(unknown) or '(none given)'}", file=sys.stderr)
-        return 2
-    if args.iterations < 1 or args.pairs < 1 or args.concurrency < 1:
-        print("spsa: --iterations, --pairs and --concurrency must be at least 1", file=sys.stderr)
-        return 2
-    state_path = Path(args.state)
+        return fail(parser.prog, f"unknown parameter(s) {', '.join(unknown) or '(none given)'}; "
+                                 "give names from search/param_table.py or 'all'")
+    try:
+        engine_words = shlex.split(args.engine)
+    except ValueError as exc:
+        return fail(parser.prog, f"argument --engine: {exc}; quote the command as a shell would")
+    program = engine_words[0] if engine_words else ""
+    if shutil.which(program) is None:
+        return fail(parser.prog, f"argument --engine: no such program {program!r}; "
+                                 "give the engine's command (pip install -e . provides 'kestrel')")
+    state_path: Path = args.state
     if args.resume:
-        if not state_path.exists():
-            print(f"spsa: no saved run at {state_path}", file=sys.stderr)
-            return 2
-        state = SpsaState(**json.loads(state_path.read_text()))
+        if not state_path.is_file():
+            return fail(parser.prog, f"no saved run at {state_path}; start without --resume")
+        try:
+            state = SpsaState(**json.loads(state_path.read_text()))
+            if not isinstance(state.names, list) or not isinstance(state.theta, dict):
+                raise TypeError("names or theta of the wrong type")
+        except (OSError, ValueError, TypeError) as exc:
+            return fail(parser.prog, f"{state_path} is not a saved SPSA run ({exc}); start without --resume")
         if state.names != names:
-            print(f"spsa: the saved run tunes {','.join(state.names)}, not {','.join(names)}", file=sys.stderr)
-            return 2
+            return fail(parser.prog, f"the saved run tunes {','.join(state.names)}, not {','.join(names)}")
     else:
         state = new_state(names, args)
     rng = random.Random(state.seed * 1_000_003 + state.iteration)

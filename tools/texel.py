@@ -20,7 +20,6 @@ Ctrl-C, and ``--resume`` continues from it.  Needs numpy and scipy: ``pip instal
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import io
 import math
@@ -28,11 +27,22 @@ import signal
 import sys
 import time
 import tokenize
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from eval import weights as weight_table
+from tools.arguments import (
+    ToolParser,
+    fail,
+    finite_float,
+    non_negative_int,
+    parse,
+    positive_int,
+    readable_file,
+    writable_output,
+)
 from tools.tune_data import read_positions
 
 try:
@@ -56,9 +66,7 @@ class Dataset:
     fingerprint: str     # of the data file and the starting weights, for caches and checkpoints
 
 
-def require_numpy() -> None:
-    if not HAVE_NUMPY:
-        raise SystemExit("the Texel tuner needs numpy and scipy: pip install '.[tune]'")
+NUMPY_MISSING = "the Texel tuner needs numpy and scipy: pip install '.[tune]'"
 
 
 def tunable_indices(names: list[str]) -> list[int]:
@@ -284,28 +292,29 @@ def weights_source(values: list[int], source: str | None = None) -> str:
 # ---------------------------------------------------------------- the command
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.texel", description=__doc__.split("\n\n")[0])
-    parser.add_argument("data", type=Path, help="labelled positions (EPD with c9 results)")
-    parser.add_argument("--out", type=Path, default=Path("tuned_weights.py"), help="the new weights.py")
-    parser.add_argument("--epochs", type=int, default=500)
-    parser.add_argument("--rate", type=float, default=1.0, help="Adam's step in centipawns (default 1.0)")
-    parser.add_argument("--limit", type=int, help="use only the first N positions")
-    parser.add_argument("--k", type=float, help="use this K instead of fitting it")
-    parser.add_argument("--l2", type=float, default=5e-8,
+    parser = ToolParser(prog="python -m tools.texel", description=__doc__.split("\n\n")[0])
+    parser.add_argument("data", type=readable_file, help="labelled positions (EPD with c9 results)")
+    parser.add_argument("--out", type=writable_output, default="tuned_weights.py", help="the new weights.py")
+    parser.add_argument("--epochs", type=non_negative_int, default=500)
+    parser.add_argument("--rate", type=finite_float(0.0, low_open=True), default=1.0,
+                        help="Adam's step in centipawns (default 1.0)")
+    parser.add_argument("--limit", type=positive_int, help="use only the first N positions")
+    parser.add_argument("--k", type=finite_float(0.0, low_open=True), help="use this K instead of fitting it")
+    parser.add_argument("--l2", type=finite_float(0.0), default=5e-8,
                         help="pull towards the starting weights (default 5e-8: a weight in 0.2%% of the positions "
                              "stops about 20 cp away; 0 turns it off)")
-    parser.add_argument("--min-count", type=int, default=500,
+    parser.add_argument("--min-count", type=non_negative_int, default=500,
                         help="weights present in fewer positions are not tuned (default 500)")
-    parser.add_argument("--checkpoint", type=Path, help="save the state here every 10 epochs and on Ctrl-C")
+    parser.add_argument("--checkpoint", type=writable_output,
+                        help="save the state here every 10 epochs and on Ctrl-C")
     parser.add_argument("--resume", action="store_true", help="continue from --checkpoint")
-    args = parser.parse_args(argv)
-    require_numpy()
-    if not args.data.is_file():
-        print(f"no such data file: {args.data}", file=sys.stderr)
+    args = parse(parser, argv)
+    if args is None:
         return 2
+    if not HAVE_NUMPY:
+        return fail(parser.prog, NUMPY_MISSING)
     if args.resume and (args.checkpoint is None or not args.checkpoint.is_file()):
-        print("--resume needs an existing --checkpoint FILE", file=sys.stderr)
-        return 2
+        return fail(parser.prog, "--resume needs an existing --checkpoint FILE")
 
     from eval.evaluate import weights_as_vector
 
@@ -315,16 +324,18 @@ def main(argv: list[str] | None = None) -> int:
     began = time.monotonic()
     try:
         data = load_dataset(args.data, start, args.limit)
-    except ValueError as exc:
-        print(exc, file=sys.stderr)
-        return 2
+    except (OSError, ValueError) as exc:
+        return fail(parser.prog, f"{exc}; give an EPD file with c9 results (python -m tools.tune_data)")
     print(f"{data.results.size} positions, {len(columns)} of {len(start)} weights tuned "
           f"({time.monotonic() - began:.0f} s to read)", file=sys.stderr)
     matrix, offset = cached_coefficients(data, args.data, start, columns, names)
     initial = np.asarray([start[i] for i in columns], dtype=np.float64)
     evals = matrix @ initial + offset
     if args.resume:
-        state = load_checkpoint(args.checkpoint, data.fingerprint, len(columns))
+        try:
+            state = load_checkpoint(args.checkpoint, data.fingerprint, len(columns))
+        except (OSError, ValueError, KeyError, zipfile.BadZipFile) as exc:
+            return fail(parser.prog, f"cannot resume from {args.checkpoint}: {exc}; start without --resume")
         print(f"resuming at epoch {state.epoch}, K {state.k:.4f}", file=sys.stderr)
     else:
         k = args.k if args.k else fit_k(evals, data.results)

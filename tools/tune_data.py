@@ -23,7 +23,6 @@ skipped whole.
 
 from __future__ import annotations
 
-import argparse
 import multiprocessing
 import os
 import random
@@ -37,6 +36,17 @@ from typing import TYPE_CHECKING
 
 import chess
 import chess.pgn
+
+from tools.arguments import (
+    ToolParser,
+    fail,
+    int_range,
+    non_negative_int,
+    parse,
+    positive_int,
+    readable_file,
+    writable_output,
+)
 
 if TYPE_CHECKING:
     from search.alphabeta_searcher import AlphaBetaSearcher
@@ -211,36 +221,58 @@ def selfplay_direct(games: int, nodes: int, book: Path, out: Path, workers: int,
     return played, written
 
 
+def check_book(path: Path) -> str | None:
+    """The problem with an opening book, or None: the first line that the engine's board refuses, or
+    no position at all.  The games are played in worker processes, where a bad opening would end the
+    run after hours."""
+    from search.board.position import Position
+
+    positions = 0
+    try:
+        with path.open(errors="replace") as source:
+            for number, line in enumerate(source, 1):
+                fields = line.split()
+                if not fields:
+                    continue
+                try:
+                    Position(" ".join(fields[:4]) + " 0 1")
+                except ValueError as error:
+                    return f"{path}:{number}: not a position ({error}): {line.strip()[:80]!r}"
+                positions += 1
+    except OSError as error:
+        return f"{path}: {error.strerror or error}"
+    return None if positions else f"{path}: no positions"
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.tune_data", description=__doc__.split("\n\n")[0])
+    parser = ToolParser(prog="python -m tools.tune_data", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     play = commands.add_parser("selfplay", help="fixed-node self-play, then extract")
-    play.add_argument("--games", type=int, default=25000)
-    play.add_argument("--nodes", type=int, default=2500, help="nodes per move (default 2500)")
+    play.add_argument("--games", type=positive_int, default=25000)
+    play.add_argument("--nodes", type=positive_int, default=2500, help="nodes per move (default 2500)")
     play.add_argument("--runner", action="store_true", help="play through the tournament runner (UCI, PGN)")
     play.add_argument("--seed", type=int, default=1)
-    play.add_argument("--book", type=Path, default=DEFAULT_BOOK, help="EPD openings (default 2moves_v1.epd)")
-    play.add_argument("--concurrency", type=int, default=os.cpu_count() or 1)
-    play.add_argument("--pgn", type=Path, help="with --runner: keep the games here (default: a temporary file)")
-    play.add_argument("--out", type=Path, required=True)
-    play.add_argument("--skip-plies", type=int, default=8)
+    play.add_argument("--book", type=readable_file, default=str(DEFAULT_BOOK),
+                      help="EPD openings (default 2moves_v1.epd)")
+    play.add_argument("--concurrency", type=int_range(1, 256), default=os.cpu_count() or 1)
+    play.add_argument("--pgn", type=writable_output,
+                      help="with --runner: keep the games here (default: a temporary file)")
+    play.add_argument("--out", type=writable_output, required=True)
+    play.add_argument("--skip-plies", type=non_negative_int, default=8)
     pgn = commands.add_parser("pgn", help="extract quiet positions from PGN files")
-    pgn.add_argument("files", type=Path, nargs="+")
-    pgn.add_argument("--out", type=Path, required=True)
-    pgn.add_argument("--skip-plies", type=int, default=8)
-    args = parser.parse_args(argv)
+    pgn.add_argument("files", type=readable_file, nargs="+")
+    pgn.add_argument("--out", type=writable_output, required=True)
+    pgn.add_argument("--skip-plies", type=non_negative_int, default=8)
+    args = parse(parser, argv)
+    if args is None:
+        return 2
 
     if args.command == "pgn":
-        missing = [str(f) for f in args.files if not f.is_file()]
-        if missing:
-            print(f"no such PGN file: {', '.join(missing)}", file=sys.stderr)
-            return 2
         files = list(args.files)
     else:
-        if not args.book.is_file() or args.games < 1 or args.nodes < 1:
-            print(f"selfplay needs an opening book (not found: {args.book}) and positive --games/--nodes",
-                  file=sys.stderr)
-            return 2
+        problem = check_book(args.book)
+        if problem is not None:
+            return fail(parser.prog, f"{problem}; give an EPD opening book with --book")
         if not args.runner:
             start = time.monotonic()
             games, written = selfplay_direct(args.games, args.nodes, args.book, args.out, args.concurrency,

@@ -20,6 +20,7 @@ import chess.pgn
 
 from search.board.position import Position
 from search.wdl import A0, A1, B0, B1, material_of, wdl_probabilities
+from tools.arguments import ToolParser, fail, parse, readable_file
 
 SCORE = re.compile(r"^\s*([+-]?\d+(?:\.\d+)?)/\d+")
 Sample = tuple[int, int, int]      # (cp rounded to 10, material, outcome +1/0/-1 for the mover)
@@ -117,27 +118,19 @@ def calibration_table(counts: Counter[Sample], params: tuple[float, float, float
 
 
 def main(argv: list[str] | None = None) -> int:
-    paths = list(sys.argv[1:] if argv is None else argv)
-    if not paths or paths[0] in ("-h", "--help"):
-        print("usage: python -m tools.wdl_fit [--player NAME] GAMES.pgn [MORE.pgn ...]\n"
-              "  --player NAME  fit only the moves of the engine named NAME (e.g. one evaluation's games)",
-              file=sys.stderr)
-        return 0 if paths else 2
-    player = None
-    if paths[0] == "--player":
-        if len(paths) < 3:
-            print("wdl_fit: --player needs a name and at least one PGN file", file=sys.stderr)
-            return 2
-        player, paths = paths[1], paths[2:]
-    try:
-        counts = samples_from_pgn(paths, player=player)
-    except OSError as exc:
-        print(f"wdl_fit: {exc}", file=sys.stderr)
+    parser = ToolParser(prog="python -m tools.wdl_fit", description=__doc__.split("\n\n")[0])
+    parser.add_argument("pgn", nargs="+", type=readable_file, help="games with score comments")
+    parser.add_argument("--player", help="fit only the moves of the engine named NAME (e.g. one evaluation's games)")
+    args = parse(parser, argv)
+    if args is None:
         return 2
+    try:
+        counts = samples_from_pgn([str(path) for path in args.pgn], player=args.player)
+    except (OSError, UnicodeDecodeError) as exc:
+        return fail(parser.prog, f"{exc}; give PGN files")
     n = sum(counts.values())
     if n < 100:
-        print(f"wdl_fit: only {n} scored moves; play more games", file=sys.stderr)
-        return 2
+        return fail(parser.prog, f"only {n} scored moves; play more games")
     in_use = (A0, A1, B0, B1)
 
     def objective(p: list[float]) -> float:
