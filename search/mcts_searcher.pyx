@@ -23,13 +23,17 @@ from search.tt cimport (
     TranspositionTable, tt_resize, tt_free, tt_clear, tt_new_search, tt_store, BOUND_LOWER,
 )
 from search.state cimport SearchState, adopted_config
-from search.mcts cimport (
-    MCTSState, MCTSShared, NODE_NONE, LEAF_EVAL, LEAF_PLAYOUT, SELECT_PUCT, SELECT_UCT, VIRTUAL_LOSS,
+from search.mcts_pool cimport NODE_NONE
+from search.mcts_state cimport (
+    MCTSState, MCTSShared, LEAF_EVAL, LEAF_PLAYOUT, SELECT_PUCT, SELECT_UCT, VIRTUAL_LOSS,
     STOP_NONE, STOP_SIGNAL, STOP_PROVEN, STOP_LIMIT, STOP_TIME,
     VERIFY_NONE, VERIFY_KEPT, VERIFY_OVERRULED, VERIFY_CUT_OFF,
-    root_search_move_of, root_search_depth_of, root_search_score_of,
     REFRESH_MAX_DEPTH, ROOT_REFRESH_EXTRA, ROOT_REFRESH_MAX_DEPTH,
-    best_child, shared_reset, helpers_not_started, stop_helpers, mcts_search, mcts_helper, verify_tree_move,
+)
+from search.mcts_select cimport best_child
+from search.mcts_expand cimport root_search_move_of, root_search_depth_of, root_search_score_of
+from search.mcts cimport (
+    shared_reset, helpers_not_started, stop_helpers, mcts_search, mcts_helper, verify_tree_move,
 )
 from search.mcts_tree cimport MCTSTree
 from search.mcts_value cimport VALUE_MODEL_LOGISTIC, VALUE_MODEL_WDL, board_material

@@ -1,13 +1,14 @@
 # The tree of an MCTS searcher between its searches: the node pool, what the next search keeps
 # of it, and how it reads back as moves, lines and scores.
 #
-# The C search (mcts.pyx) grows the pool through MCTSState.pool; this class owns it, decides the
+# The C search (mcts.pyx and its steps) grows the pool through MCTSState.pool; this class owns it, decides the
 # root a search starts from (a kept subtree or a fresh root) and answers the searcher's reports
 # and inspection once the search is done (or, for reports, while its helpers still grow it).
 
 from libc.stdint cimport uint32_t, uint64_t
 from search.board.board cimport Board
-from search.mcts cimport NodePool, MCTSState, MCTSShared, NODE_NONE
+from search.mcts_pool cimport NodePool, NODE_NONE
+from search.mcts_state cimport MCTSState, MCTSShared
 
 
 cdef class MCTSTree:

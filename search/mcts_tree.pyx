@@ -4,11 +4,13 @@ from collections import namedtuple
 
 from libc.string cimport memset
 from search.board.types cimport Move, MATE
-from search.mcts cimport (
+from search.mcts_pool cimport (
     Node, PROVEN_UNKNOWN, PROVEN_WIN, PROVEN_LOSS, PROVEN_DRAW, PRIOR_ONE,
     STAGE_NEW, STAGE_CHECKING, STAGE_LEAF, STAGE_EXPANDING, STAGE_EXPANDED,
-    pool_allocate, pool_free, pool_new_root, pool_keep_subtree, pool_used, node_expanded, best_child, expand,
+    pool_allocate, pool_free, pool_new_root, pool_keep_subtree, pool_used, node_expanded,
 )
+from search.mcts_select cimport best_child
+from search.mcts_expand cimport expand
 from search.board.board cimport move_to_uci
 from search.mcts_value cimport probability_to_score
 

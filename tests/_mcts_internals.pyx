@@ -10,12 +10,16 @@ import math
 from libc.stdint cimport uint32_t
 from libc.string cimport memset
 from search.board.types cimport Move
-from search.mcts cimport (
+from search.mcts_pool cimport (
     Node, NodePool, NODE_NONE, PROVEN_UNKNOWN, PROVEN_WIN, PROVEN_LOSS, PROVEN_DRAW, PRIOR_ONE, STAGE_EXPANDED,
-    MAX_TREE_DEPTH as C_MAX_TREE_DEPTH, VERIFY_MARGIN, REFRESH_MAX_DEPTH, ROOT_REFRESH_EXTRA, ROOT_REFRESH_MAX_DEPTH,
     pool_allocate, pool_free, pool_new_root, pool_alloc, pool_keep_subtree, pool_recycle,
-    ucb_score, select_child, select_child_puct, backpropagate, propagate_proof, best_child, refresh_depth,
 )
+from search.mcts_state cimport (
+    MAX_TREE_DEPTH as C_MAX_TREE_DEPTH, VERIFY_MARGIN, REFRESH_MAX_DEPTH, ROOT_REFRESH_EXTRA, ROOT_REFRESH_MAX_DEPTH,
+)
+from search.mcts_select cimport ucb_score, select_child, select_child_puct, best_child
+from search.mcts_backup cimport backpropagate, propagate_proof
+from search.mcts_expand cimport refresh_depth
 from search.mcts_value cimport VALUE_MODEL_LOGISTIC, VALUE_MODEL_WDL, probability_to_score, score_to_probability
 
 MAX_TREE_DEPTH = C_MAX_TREE_DEPTH      # deeper leaves are valued, never expanded
