@@ -3,7 +3,6 @@
 from typing import Any
 
 from search.board.position import Position
-from search.mcts_settings import DEFAULT_EXPLORATION as DEFAULT_EXPLORATION
 from search.mcts_settings import OWN_SWITCHES as OWN_SWITCHES
 from search.mcts_tree import TreeNode as TreeNode
 from search.searcher import Searcher

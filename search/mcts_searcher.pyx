@@ -54,7 +54,7 @@ from typing import Dict, List, Optional, Tuple
 
 from search.info import InfoString, SearchResult
 from search.limits import MAX_MULTIPV
-# uci_engine/core.py reads OWN_SWITCHES and DEFAULT_EXPLORATION here, from the searcher's module.
+# uci_engine/core.py reads OWN_SWITCHES here, from the searcher's module.
 from search.mcts_settings import (
     DEFAULT_C_PUCT, DEFAULT_EXPLORATION, DEFAULT_FPU_REDUCTION, DEFAULT_LEAF_DEPTH, DEFAULT_LEAF_DEPTH_ROOT,
     DEFAULT_PLAYOUT_CAP, DEFAULT_PRIOR_TEMPERATURE, DEFAULT_RECYCLE, DEFAULT_SELECTION, DEFAULT_VALUE_MODEL,
@@ -105,7 +105,7 @@ cdef class MCTSSearcher(Searcher):
     cdef public double prior_temperature
     cdef public int playout_cap
     cdef public bint reuse_tree
-    cdef public bint recycle            # a full pool drops its least visited subtrees (mcts.pxd)
+    cdef public bint recycle            # a full pool drops its least visited subtrees (pool_recycle)
     cdef public bint visit_share_time   # the stop rule's visit-share scaling (DEFAULT_VISIT_SHARE_TIME)
     cdef public bint fitted_priors      # the priors' fitted weights, else the hand-set ones (DEFAULT_FITTED_PRIORS)
     cdef public bint refresh_priors     # priors refreshed by searches of the node (DEFAULT_REFRESH_PRIORS)

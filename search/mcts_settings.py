@@ -1,11 +1,13 @@
 """The MCTS searcher's settings: their names, ranges and defaults, and the checks of a new value.
 
-``MCTSSearcher`` (search/mcts_searcher.pyx) has an attribute for each; the UCI options of
-uci_engine/options.py and KESTREL_SEARCH_ON/OFF set them.
+``MCTSSearcher`` (search/mcts_searcher.pyx) has an attribute for each.  ``SETTINGS`` is the one
+definition of those a UCI option sets: uci_engine/options.py declares an option for each from it.
+The switches of ``configure()`` (OWN_SWITCH_DEFAULTS) are set by KESTREL_SEARCH_ON/OFF.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import SupportsInt
 
 # "uct" with "playout" leaves is the textbook MCTS (UCB1 selection, random playouts to the end of
@@ -15,10 +17,13 @@ LEAF_MODES = ("eval", "playout")
 SELECTIONS = ("puct", "uct")
 VALUE_MODELS = ("logistic", "wdl")
 MAX_LEAF_DEPTH = 8
+MAX_SEED = 2**31 - 1    # the playouts' seed, within a UCI spin's signed 32 bits
 MAX_REUSE_PLIES = 8     # how far back in the game the previous root may lie for its subtree to be kept
 
 # The defaults are the settings that won their games (the experiments ledger has them).
 DEFAULT_SELECTION = "puct"          # priors make PUCT far stronger than UCB1
+DEFAULT_LEAF_MODE = "eval"          # searched leaves; random playouts are the textbook's
+DEFAULT_SEED = 0
 DEFAULT_EXPLORATION = 0.05          # UCB1's constant (values are in [0, 1])
 DEFAULT_C_PUCT = 1.0                # with the fitted priors, less width plays better; 0.35 is too greedy
 DEFAULT_FPU_REDUCTION = 0.1
@@ -32,8 +37,8 @@ DEFAULT_RECYCLE = True              # a full pool recycles its least visited sub
 # The adopted techniques, each with its ablation switch in configure():
 DEFAULT_VISIT_SHARE_TIME = True     # the soft limit scaled by the favourite's share of the playouts
 DEFAULT_FITTED_PRIORS = True        # the prior weights fitted to alpha-beta's moves, not the hand-set ones
-DEFAULT_REFRESH_PRIORS = True       # priors re-derived by alpha-beta searches as visits grow (mcts.pxd, REFRESH_*)
-DEFAULT_DEEP_ROOT_REFRESH = True    # the root's refreshes deeper and uncapped (mcts.pxd, ROOT_REFRESH_*)
+DEFAULT_REFRESH_PRIORS = True       # priors re-derived by alpha-beta searches as visits grow (mcts_state.pxd REFRESH_*)
+DEFAULT_DEEP_ROOT_REFRESH = True    # the root's refreshes deeper and uncapped (mcts_state.pxd, ROOT_REFRESH_*)
 DEFAULT_VERIFIED_MOVE = True        # a favourite the root's search disputes is searched as deep before it is played
 
 # configure() names that only the MCTS searcher has, with their defaults (the others are the
@@ -44,6 +49,41 @@ OWN_SWITCH_DEFAULTS = {
     "verified_move": DEFAULT_VERIFIED_MOVE,
 }
 OWN_SWITCHES = tuple(OWN_SWITCH_DEFAULTS)
+
+
+@dataclass(frozen=True)
+class Setting:
+    """A setting of MCTSSearcher that a UCI option sets: a choice (`choices`), a switch (a bool
+    default) or a number from `low` to `high`, in the attribute's own units.
+
+    UCI has no real-valued type: a number's option carries it times `scale`, rounded (a
+    constant of 1.0 is 1000 in thousandths).  No option name may hold the word "value":
+    `setoption` splits on it.
+    """
+
+    attribute: str
+    option: str
+    default: bool | int | float | str
+    low: float = 0
+    high: float = 0
+    choices: tuple[str, ...] = ()
+    scale: int = 1
+
+
+SETTINGS = (
+    Setting("exploration", "MCTS Exploration", DEFAULT_EXPLORATION, 0.0, 5.0, scale=1000),
+    Setting("leaf_mode", "MCTS Leaf", DEFAULT_LEAF_MODE, choices=LEAF_MODES),
+    Setting("seed", "MCTS Seed", DEFAULT_SEED, 0, MAX_SEED),
+    Setting("selection", "MCTS Selection", DEFAULT_SELECTION, choices=SELECTIONS),
+    Setting("c_puct", "MCTS CPuct", DEFAULT_C_PUCT, 0.0, 10.0, scale=1000),
+    Setting("fpu_reduction", "MCTS FPU Reduction", DEFAULT_FPU_REDUCTION, 0.0, 1.0, scale=1000),
+    Setting("prior_temperature", "MCTS Prior Temperature", DEFAULT_PRIOR_TEMPERATURE, 0.01, 100.0, scale=100),
+    Setting("leaf_depth", "MCTS Leaf Depth", DEFAULT_LEAF_DEPTH, 0, MAX_LEAF_DEPTH),
+    Setting("leaf_depth_root", "MCTS Leaf Depth Root", DEFAULT_LEAF_DEPTH_ROOT, 0, MAX_LEAF_DEPTH),
+    Setting("value_model", "MCTS Score Curve", DEFAULT_VALUE_MODEL, choices=VALUE_MODELS),
+    # A full node pool drops its least visited subtrees, so the tree keeps growing.
+    Setting("recycle", "MCTS Recycle", DEFAULT_RECYCLE),
+)
 
 
 def checked_choice(setting: str, value: object, choices: tuple[str, ...]) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+from pathlib import Path
 
 import chess
 import pytest
@@ -16,16 +17,12 @@ from search.board import Position
 from search.limits import SearchLimits
 from search.mcts_searcher import PRIOR_FEATURES, MCTSSearcher
 from search.mcts_settings import (
-    DEFAULT_C_PUCT,
-    DEFAULT_FPU_REDUCTION,
     DEFAULT_LEAF_DEPTH,
-    DEFAULT_LEAF_DEPTH_ROOT,
     DEFAULT_PRIOR_TEMPERATURE,
-    DEFAULT_RECYCLE,
-    DEFAULT_SELECTION,
-    DEFAULT_VALUE_MODEL,
     DEFAULT_VERIFIED_MOVE,
     DEFAULT_VISIT_SHARE_TIME,
+    SETTINGS,
+    Setting,
 )
 from search.timeman import best_move_share_factor
 from search.wdl import wdl_probabilities
@@ -426,17 +423,93 @@ def test_visit_share_time_scales_the_soft_limit_by_the_node_share_rule() -> None
 
 # ---------------------------------------------------------------- UCI options
 
-def test_mcts_options_defaults_match_the_searcher() -> None:
-    engine, _ = uci_session()
-    options = engine.options
-    assert options.value("MCTS Selection") == DEFAULT_SELECTION
-    assert options.value("MCTS CPuct") == round(DEFAULT_C_PUCT * 1000)
-    assert options.value("MCTS FPU Reduction") == round(DEFAULT_FPU_REDUCTION * 1000)
-    assert options.value("MCTS Prior Temperature") == round(DEFAULT_PRIOR_TEMPERATURE * 100)
-    assert options.value("MCTS Leaf Depth") == DEFAULT_LEAF_DEPTH
-    assert options.value("MCTS Leaf Depth Root") == DEFAULT_LEAF_DEPTH_ROOT
-    assert options.value("MCTS Score Curve") == DEFAULT_VALUE_MODEL
-    assert options.value("MCTS Recycle") is DEFAULT_RECYCLE is True
+def declared_options() -> dict[str, list[str]]:
+    """The `uci` answer's option declarations: each option's words after its name."""
+    engine, buffer = uci_session()
+    declared = {}
+    for line in send(engine, buffer, "uci"):
+        if line.startswith("option name "):
+            name, _, rest = line.removeprefix("option name ").partition(" type ")
+            declared[name] = ["type", *rest.split()]
+    return declared
+
+
+def test_every_mcts_setting_is_an_option_of_the_uci_answer() -> None:
+    """search/mcts_settings.py's SETTINGS is the one definition of the MCTS options: the `uci`
+    answer declares one for each setting and no other, a combo of its choices, a check, or a spin."""
+    declared = declared_options()
+    assert {name for name in declared if name.startswith("MCTS ")} == {setting.option for setting in SETTINGS}
+    for setting in SETTINGS:
+        words = declared[setting.option]
+        if setting.choices:
+            assert words[1] == "combo" and words[5::2] == list(setting.choices), words
+            assert words[3] == str(setting.default)
+        elif isinstance(setting.default, bool):
+            assert words[1:] == ["check", "default", str(setting.default).lower()]
+        else:
+            assert words[1] == "spin" and words[2::2] == ["default", "min", "max"], words
+
+
+def test_each_mcts_option_sets_its_setting_over_its_whole_range_through_uci() -> None:
+    """Through `setoption` and `go`: each MCTS option at its declared maximum, default and minimum
+    (the first other choice, the default, the first choice; the other switch value and the default)
+    gives the searcher the setting's high end, default and low end; one past either end of a spin is
+    refused with an info string, and a fresh searcher starts at every setting's default."""
+    declared = declared_options()
+    fresh = MCTSSearcher()
+    for setting in SETTINGS:
+        assert getattr(fresh, setting.attribute) == pytest.approx(setting.default), setting.attribute
+    engine, buffer = uci_session()
+    send(engine, buffer, "setoption name SearchMode value MCTS")
+    send(engine, buffer, "position startpos")
+    rounds: dict[str, dict[Setting, tuple[str, object]]] = {"maximum": {}, "default": {}, "minimum": {}}
+    for setting in SETTINGS:
+        words = declared[setting.option]
+        if setting.choices:
+            other = next(choice for choice in setting.choices if choice != setting.default)
+            rounds["maximum"][setting] = (other, other)
+            rounds["minimum"][setting] = (setting.choices[0], setting.choices[0])
+            rounds["default"][setting] = (words[3], setting.default)
+        elif isinstance(setting.default, bool):
+            rounds["maximum"][setting] = (str(not setting.default).lower(), not setting.default)
+            rounds["minimum"][setting] = rounds["maximum"][setting]
+            rounds["default"][setting] = (words[3], setting.default)
+        else:
+            low, high = int(words[5]), int(words[7])
+            rounds["maximum"][setting] = (str(high), setting.high)
+            rounds["minimum"][setting] = (str(low), setting.low)
+            rounds["default"][setting] = (words[3], setting.default)
+            for outside in (low - 1, high + 1):
+                assert send(engine, buffer, f"setoption name {setting.option} value {outside}") == \
+                    [f"info string option {setting.option} must be from {low} to {high}, not {outside}"]
+    for name, values in rounds.items():
+        for setting, (text, _) in values.items():
+            assert send(engine, buffer, f"setoption name {setting.option} value {text}") == [], (name, setting)
+        send(engine, buffer, "go nodes 1")
+        assert engine._job is not None and engine._job.wait(60)
+        mcts = engine._searchers["MCTS"]
+        for setting, (_, expected) in values.items():
+            assert getattr(mcts, setting.attribute) == pytest.approx(expected), (name, setting.attribute)
+
+
+def test_the_readme_rows_of_the_mcts_options_match_the_uci_answer() -> None:
+    """The README's option table gives each MCTS option's type, default and range as `uci` declares them."""
+    declared = declared_options()
+    rows: dict[str, list[str]] = {}
+    for line in (Path(__file__).resolve().parent.parent / "README.md").read_text().splitlines():
+        if line.startswith("| `MCTS "):
+            cells = [cell.strip() for cell in line.strip("|").split("|")]
+            rows[cells[0].strip("`")] = cells[1:4]
+    assert set(rows) == {name for name in declared if name.startswith("MCTS ")}
+    for name, (kind, default, values) in rows.items():
+        words = declared[name]
+        assert (kind, default) == (words[1], words[3]), name
+        if kind == "spin":
+            assert values == f"{words[5]}-{words[7]}", name
+        elif kind == "combo":
+            assert values == ", ".join(words[5::2]), name
+        else:
+            assert values == "true, false", name
 
 
 def test_mcts_options_reach_the_searcher_and_bad_values_get_an_info_string() -> None:
@@ -456,7 +529,7 @@ def test_mcts_options_reach_the_searcher_and_bad_values_get_an_info_string() -> 
         "setoption name MCTS FPU Reduction value lots":
             "option MCTS FPU Reduction takes an integer from 0 to 1000, not 'lots'",
         "setoption name MCTS Selection value ucb": "option MCTS Selection takes one of puct, uct, not 'ucb'",
-        "setoption name MCTS Score Curve value elo": "option MCTS Score Curve takes one of wdl, logistic, not 'elo'",
+        "setoption name MCTS Score Curve value elo": "option MCTS Score Curve takes one of logistic, wdl, not 'elo'",
         "setoption name MCTS Recycle value maybe": "option MCTS Recycle takes true or false, not 'maybe'",
     }
     for line, reason in bad.items():

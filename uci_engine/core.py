@@ -106,11 +106,3 @@ def search_modes() -> tuple[str, ...]:
                 continue
             modes.append(mode)
     return tuple(modes)
-
-
-def mcts_exploration_default(fallback: float) -> float:
-    """The MCTS searcher's own exploration constant, so the option's default is the tuned value."""
-    try:
-        return float(module(SEARCHERS["MCTS"][0]).DEFAULT_EXPLORATION)
-    except Exception:
-        return fallback

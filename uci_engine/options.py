@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from search.limits import MAX_HASH_MB, MAX_MULTIPV, MAX_THREADS
+from search.mcts_settings import SETTINGS as MCTS_SETTINGS
+from search.mcts_settings import Setting
 
 OptionValue = bool | int | str | None
 Applier = Callable[[Any, Any], None]
@@ -173,7 +175,20 @@ def _set_search_params(searcher: Any, text: Any) -> None:
     searcher.set_params(values)
 
 
-def build_options(search_modes: tuple[str, ...] = ("AlphaBeta",), mcts_exploration: float = 0.05,
+def mcts_option(setting: Setting) -> Option:
+    """The UCI option of an MCTS searcher's setting (search/mcts_settings.py): a combo for a
+    choice, a check for a switch, else a spin in 1/scale units (UCI has no real-valued type)."""
+    apply = _setter(setting.attribute, float(setting.scale))
+    if setting.choices:
+        return Option(setting.option, "combo", str(setting.default), vars=setting.choices, apply=apply,
+                      modes=("MCTS",))
+    if isinstance(setting.default, bool):
+        return Option(setting.option, "check", setting.default, apply=apply, modes=("MCTS",))
+    return Option(setting.option, "spin", round(float(setting.default) * setting.scale),
+                  round(setting.low * setting.scale), round(setting.high * setting.scale), apply=apply, modes=("MCTS",))
+
+
+def build_options(search_modes: tuple[str, ...] = ("AlphaBeta",),
                   eval_file_default: str = "<built-in>") -> OptionTable:
     """Every option Kestrel declares; the MCTS ones only when the MCTS searcher is there.
     `eval_file_default` is the built-in net's file name (EvalFile's default, as Stockfish declares it)."""
@@ -210,27 +225,5 @@ def build_options(search_modes: tuple[str, ...] = ("AlphaBeta",), mcts_explorati
         Option("SearchParams", "string", "", apply=_set_search_params),
     ]
     if "MCTS" in search_modes:
-        # UCI has no real-valued type: the exploration constant is given in thousandths.
-        options += [
-            Option("MCTS Exploration", "spin", round(mcts_exploration * 1000), 0, 5000,
-                   apply=_setter("exploration", 1000.0), modes=("MCTS",)),
-            Option("MCTS Leaf", "combo", "eval", vars=("eval", "playout"), apply=_setter("leaf_mode"),
-                   modes=("MCTS",)),
-            Option("MCTS Seed", "spin", 0, 0, 2**31 - 1, apply=_setter("seed"), modes=("MCTS",)),
-            # PUCT and the searched leaves (docs/mcts.md); real values again in thousandths or hundredths.
-            # (No option name may hold the word "value": setoption splits on it.)
-            Option("MCTS Selection", "combo", "puct", vars=("puct", "uct"), apply=_setter("selection"),
-                   modes=("MCTS",)),
-            Option("MCTS CPuct", "spin", 1000, 0, 10000, apply=_setter("c_puct", 1000.0), modes=("MCTS",)),
-            Option("MCTS FPU Reduction", "spin", 100, 0, 1000, apply=_setter("fpu_reduction", 1000.0),
-                   modes=("MCTS",)),
-            Option("MCTS Prior Temperature", "spin", 100, 1, 10000, apply=_setter("prior_temperature", 100.0),
-                   modes=("MCTS",)),
-            Option("MCTS Leaf Depth", "spin", 0, 0, 8, apply=_setter("leaf_depth"), modes=("MCTS",)),
-            Option("MCTS Leaf Depth Root", "spin", 4, 0, 8, apply=_setter("leaf_depth_root"), modes=("MCTS",)),
-            Option("MCTS Score Curve", "combo", "wdl", vars=("wdl", "logistic"), apply=_setter("value_model"),
-                   modes=("MCTS",)),
-            # A full node pool drops its least visited subtrees, so the tree keeps growing.
-            Option("MCTS Recycle", "check", True, apply=_setter("recycle"), modes=("MCTS",)),
-        ]
+        options += [mcts_option(setting) for setting in MCTS_SETTINGS]
     return OptionTable(options)

@@ -66,7 +66,7 @@ class UciEngine:
         self.out = out
         modes = core.search_modes()
         self._evaluation = EvaluationChoice()
-        self.options = build_options(modes, core.mcts_exploration_default(0.05), self._evaluation.builtin_name())
+        self.options = build_options(modes, self._evaluation.builtin_name())
         self.debug = False
         self._position: Position | None = None   # None until needed: the start position
         self._searchers: dict[str, Searcher] = {}   # SearchMode -> searcher, made on first use
