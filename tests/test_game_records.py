@@ -123,7 +123,7 @@ def test_is_capture_knows_en_passant() -> None:
 def test_merge_refuses_bytes_that_are_not_records(tmp_path: Path) -> None:
     noise = tmp_path / "noise.kpos"
     noise.write_bytes(random.Random(1).randbytes(32 * 50))
-    with pytest.raises(ValueError, match="record 0 is not a training record"):
+    with pytest.raises(ValueError, match="record 0: .*not a valid .kpos file"):
         datagen.merge([str(noise)], str(tmp_path / "out.kpos"), dedup=False, shuffle=False, seed=1)
     good = tmp_path / "good.kpos"
     good.write_bytes(pack(chess.STARTING_FEN, 5, RESULT_DRAW) * 3)

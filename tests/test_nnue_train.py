@@ -232,3 +232,23 @@ def test_the_output_scale_is_the_finest_that_keeps_16_bit_products() -> None:
         assert QA * np.abs(np.rint(w_out * qb)).max() <= 32767
         assert QA * np.abs(np.rint(w_out * (qb + 1))).max() > 32767
     assert output_scale(np.zeros(32)) == QB_MAX
+
+
+def test_game_files_train_like_their_merged_records(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A .kgame file is read directly: the same net as from the .kpos file the merge makes of it."""
+    from tools import datagen
+    games = tmp_path / "games"
+    fast = datagen.Settings(soft_nodes=300, hard_nodes=3000, hash_mb=1, random_plies=6, max_plies=120, weighted=True)
+    datagen.generate(str(games), 400, fast, seed=9, workers=1, progress_every=0)
+    [shard] = games.glob("*.kgame")
+    merged = tmp_path / "merged.kpos"
+    assert datagen.main(["merge", str(shard), "-o", str(merged), "--min-ply", "4"]) == 0
+    nets = []
+    for source in (shard, merged):
+        out = tmp_path / f"{source.suffix[1:]}.nnue"
+        run_trainer(str(source), "--min-ply", "4", "--hidden", "32", "--epochs", "2", "--batch", "64",
+                    "--val-fraction", "0.2", "--threads", "1", "--out", str(out), capsys=capsys)
+        net = read_net(out)
+        nets.append((net.feature_weights, net.output_weights))
+    assert len(Records.load([merged])) > 100
+    assert nets[0][0] == nets[1][0] and nets[0][1] == nets[1][1]

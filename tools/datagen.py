@@ -39,7 +39,6 @@ import json
 import os
 import random
 import signal
-import stat
 import subprocess
 import sys
 import time
@@ -47,20 +46,21 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from tools.arguments import readable_file
 from tools.game_records import (
+    GAME_SUFFIX,
     MATE_LIMIT,
     Filters,
     encode_score,
     iter_games,
     pack_game,
     scan,
-    to_training_records,
+    training_array,
 )
-from tools.nnue_data import RECORD_SIZE, RESULT_DRAW, RESULT_LOSS, RESULT_WIN, load_array
+from tools.nnue_data import RECORD_SIZE, RESULT_DRAW, RESULT_LOSS, RESULT_WIN, first_bad_record, load_array
 
 MANIFEST = "datagen.json"
 PID_FILE = "datagen.pid"
-SHARD_SUFFIX = ".kgame"
 
 
 @dataclass(frozen=True)
@@ -248,7 +248,7 @@ class ShardWriter:
         self.handles: dict[str, Any] = {}
         self.positions = cut = 0
         for name in sorted(os.listdir(directory)):
-            if name.endswith(SHARD_SUFFIX):
+            if name.endswith(GAME_SUFFIX):
                 path = os.path.join(directory, name)
                 _, plies, whole = scan(path)
                 if whole < os.path.getsize(path):
@@ -276,7 +276,7 @@ class ShardWriter:
     def append(self, game: GameRecords) -> None:
         handle = self.handles.get(game.worker)
         if handle is None:
-            handle = open(os.path.join(self.directory, game.worker + SHARD_SUFFIX), "ab")
+            handle = open(os.path.join(self.directory, game.worker + GAME_SUFFIX), "ab")
             self.handles[game.worker] = handle
         handle.write(game.data)
         handle.flush()
@@ -456,42 +456,19 @@ def mirrored(records: Any) -> Any:
     return out
 
 
-def _checked_records(path: str) -> Any:
-    """The records of a .kpos file as an (N, 32) uint8 array; ValueError naming the first record
-    that no generator writes (more than 32 pieces, a bad piece code, result, flag or square)."""
+def _input_records(path: str, filters: Filters) -> Any:
+    """The training records of one input: a .kpos file as it is (checked record by record), a
+    .kgame file's games filtered."""
     import numpy as np
-    records = np.asarray(load_array(path)).view(np.uint8).reshape(-1, RECORD_SIZE)
+    if path.endswith(GAME_SUFFIX):
+        return training_array(path, filters)
     if os.path.getsize(path) % RECORD_SIZE:
         raise ValueError(f"{path}: {os.path.getsize(path)} bytes is not a whole number of {RECORD_SIZE}-byte records")
-    occupied = records[:, :8].copy().view("<u8").ravel()
-    counts = np.zeros(len(records), dtype=np.int64)
-    for bit in range(64):
-        counts += ((occupied >> np.uint64(bit)) & np.uint64(1)).astype(np.int64)
-    nibbles = np.empty((len(records), 32), dtype=np.uint8)
-    nibbles[:, 0::2] = records[:, 8:24] & 15
-    nibbles[:, 1::2] = records[:, 8:24] >> 4
-    used = np.arange(32)[None, :] < counts[:, None]
-    bad = ((counts > 32) | ((nibbles >= 12) & used).any(axis=1) | (records[:, 26] > RESULT_WIN)
-           | ((records[:, 27] & 0x70) != 0) | (records[:, 28] > 64))
-    if bad.any():
-        first = int(np.argmax(bad))
-        raise ValueError(f"{path}: record {first} is not a training record (is this a .kpos file?)")
+    records = np.asarray(load_array(path)).view(np.uint8).reshape(-1, RECORD_SIZE)
+    found = first_bad_record(records)
+    if found is not None:
+        raise ValueError(f"{path}: record {found[0]}: {found[1]}; not a valid .kpos file")
     return records
-
-
-def _input_records(path: str, filters: Filters) -> Any:
-    """The training records of one input: a .kpos file as it is, a .kgame file's games filtered."""
-    import numpy as np
-    if not path.endswith(SHARD_SUFFIX):
-        return _checked_records(path)
-    with open(path, "rb") as handle:
-        data = handle.read()
-    games, _, whole = scan(path)
-    if whole != len(data):
-        print(f"datagen: {path}: {len(data) - whole} bytes after game {games} are not a whole game; ignored",
-              file=sys.stderr)
-    packed = b"".join(to_training_records(iter_games(memoryview(data)[:whole]), filters))
-    return np.frombuffer(packed, dtype=np.uint8).reshape(-1, RECORD_SIZE)
 
 
 def merge(inputs: list[str], output: str, dedup: bool, shuffle: bool, seed: int,
@@ -527,7 +504,7 @@ def stats(paths: list[str]) -> dict[str, float]:
     total_abs = 0
     results = {RESULT_WIN: 0, RESULT_DRAW: 0, RESULT_LOSS: 0}
     for path in paths:
-        if path.endswith(SHARD_SUFFIX):
+        if path.endswith(GAME_SUFFIX):
             _, _, whole = scan(path)
             with open(path, "rb") as handle:
                 data = handle.read(whole)
@@ -613,24 +590,12 @@ def run_paused(directory: str, command: list[str]) -> int:
             print(f"datagen: resumed the generator of {directory}", file=sys.stderr)
 
 
-def _regular_file(path: str) -> str:
-    """`path` when it names a regular file (never a FIFO, device or folder, which could block or
-    never end); ValueError saying what it is otherwise."""
-    try:
-        mode = os.stat(path).st_mode
-    except OSError as err:
-        raise ValueError(f"{path}: {err.strerror}") from err
-    if not stat.S_ISREG(mode):
-        raise ValueError(f"{path}: not a regular file")
-    return path
-
-
 def _book_lines(path: str) -> tuple[str, ...]:
     """The book's positions as FENs (the first four fields of each line, clocks reset); ValueError
     naming the first line that is not a position, so a bad book stops the run before it starts."""
     from search.board.position import Position
     lines = []
-    with open(_regular_file(path), errors="replace") as handle:
+    with open(path, errors="replace") as handle:
         for number, line in enumerate(handle, 1):
             fields = line.split()
             if not fields or fields[0].startswith("#"):
@@ -646,6 +611,11 @@ def _book_lines(path: str) -> tuple[str, ...]:
     if not lines:
         raise ValueError(f"{path}: no positions")
     return tuple(lines)
+
+
+def _file_name(text: str) -> str:
+    """An argparse ``type=``: a regular file that can be read (never opened here: a FIFO would block)."""
+    return str(readable_file(text))
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -664,21 +634,22 @@ def _parser() -> argparse.ArgumentParser:
     gen.add_argument("--hash", type=int, default=Settings.hash_mb, help="MB per worker (default %(default)s)")
     gen.add_argument("--random-plies", type=int, default=Settings.random_plies,
                      help="random legal plies after the book line (default %(default)s, +0 or 1)")
-    gen.add_argument("--book", help="EPD file: each game starts from a random line of it")
+    gen.add_argument("--book", type=_file_name, help="EPD file: each game starts from a random line of it")
     gen.add_argument("--opening-bound", type=int, default=Settings.opening_bound,
                      help="drop openings whose short search is beyond this many centipawns (default %(default)s)")
     gen.add_argument("--syzygy", help="Syzygy directory: positions the tables know end the game")
     gen.add_argument("--max-plies", type=int, default=Settings.max_plies)
     gen.add_argument("--seed", type=int, default=1)
     nets = gen.add_mutually_exclusive_group()
-    nets.add_argument("--eval-file", metavar="NET", help="play with this net file (default: the built-in net)")
+    nets.add_argument("--eval-file", type=_file_name, metavar="NET",
+                      help="play with this net file (default: the built-in net)")
     nets.add_argument("--weighted", action="store_true", help="play with the weighted evaluation")
     gen.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="local processes (default: cores)")
     gen.add_argument("--dask", metavar="ADDRESS", help="local:N or a scheduler address instead of local processes")
     gen.add_argument("--nice", type=int, default=0, help="lower the run's priority by this much (19: background)")
     gen.add_argument("--progress-every", type=float, default=10.0, help="seconds between status lines")
     join = commands.add_parser("merge", help="training records (.kpos) from games (.kgame) and record files")
-    join.add_argument("inputs", nargs="+")
+    join.add_argument("inputs", nargs="+", type=_file_name)
     join.add_argument("-o", "--output", required=True)
     join.add_argument("--dedup", action="store_true", help="keep the first record of each position")
     join.add_argument("--shuffle", action="store_true")
@@ -690,7 +661,7 @@ def _parser() -> argparse.ArgumentParser:
                       help="keep positions whose move is a capture or promotion")
     join.add_argument("--seed", type=int, default=1)
     summary = commands.add_parser("stats", help="count and labels of game and record files")
-    summary.add_argument("inputs", nargs="+")
+    summary.add_argument("inputs", nargs="+", type=_file_name)
     for name, text in (("pause", "stop a running generator (SIGSTOP)"), ("resume", "let a paused generator go on")):
         commands.add_parser(name, help=text).add_argument("directory", help="the generator's --out")
     hold = commands.add_parser("paused", help="run a command with the generator paused: paused DIR -- COMMAND...")
@@ -736,7 +707,7 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Sett
     if eval_file:
         from eval.networks import load_network
         try:
-            load_network(_regular_file(eval_file))      # refused here, with its reason, not in every worker
+            load_network(eval_file)      # refused here, with its reason, not in every worker
         except Exception as err:       # noqa: BLE001 - any failure to load is the same refusal
             parser.error(f"--eval-file {args.eval_file}: {err}")
     return Settings(soft_nodes=args.soft_nodes, hard_nodes=args.hard_nodes, hash_mb=args.hash,
@@ -748,12 +719,6 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Sett
 def main(argv: list[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    if args.command in ("merge", "stats"):
-        try:
-            for path in args.inputs:
-                _regular_file(path)
-        except ValueError as err:
-            parser.error(str(err))
     if args.command == "merge":
         directory = os.path.dirname(os.path.abspath(args.output))
         if not os.path.isdir(directory) or not os.access(directory, os.W_OK):

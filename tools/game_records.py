@@ -38,6 +38,7 @@ from typing import Any
 
 from tools.nnue_data import RECORD_SIZE, RESULT_DRAW, RESULT_LOSS, RESULT_WIN, pack, unpack
 
+GAME_SUFFIX = ".kgame"
 MAGIC = b"KG"
 VERSION = 1
 HEADER = struct.Struct("<2sBBH")
@@ -239,3 +240,19 @@ def to_training_records(games: Iterable[Game], filters: Filters) -> Iterator[byt
     for game in games:
         yield b"".join(pack(sample.fen, sample.score, sample.result)
                        for sample in samples(game) if filters.keeps(sample))
+
+
+def training_array(path: str, filters: Filters) -> Any:
+    """The training records of a game file's whole games, as an (N, 32) uint8 numpy array: what
+    the merge writes and the trainer reads (numpy imported here).  A partial game at the end (a
+    generator still writing, or killed inside a write) is left out, with a note on stderr."""
+    import sys
+
+    import numpy as np
+    games, _, whole = scan(path)
+    with open(path, "rb") as handle:
+        data = handle.read(whole)
+    if whole != os.path.getsize(path):
+        print(f"{path}: the bytes after game {games} are not a whole game; left out", file=sys.stderr)
+    packed = b"".join(to_training_records(iter_games(data), filters))
+    return np.frombuffer(packed, dtype=np.uint8).reshape(-1, RECORD_SIZE)

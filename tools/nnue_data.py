@@ -170,8 +170,9 @@ _BYTE_BITS = bytes(bin(value).count("1") for value in range(256))
 
 def first_bad_record(records: Any) -> tuple[int, str] | None:
     """(index, problem) of the first record of `records` (uint8, shape (n, 32)) that breaks the
-    format: more than 32 pieces, a piece code of 12 or more, a result other than 0, 1, 2.  The
-    vectorised check the trainer runs over its data before training (numpy imported here)."""
+    format: more than 32 pieces, a piece code of 12 or more, a result other than 0, 1, 2, unused
+    flag bits, an en-passant square past 64.  The vectorised check the trainer and the merge run
+    over their data before using it (numpy imported here)."""
     import numpy as np
     counts = np.frombuffer(_BYTE_BITS, dtype=np.uint8)[records[:, :8]].sum(axis=1, dtype=np.int32)
     codes = np.empty((len(records), MAX_PIECES), dtype=np.uint8)
@@ -179,7 +180,8 @@ def first_bad_record(records: Any) -> tuple[int, str] | None:
     codes[:, 1::2] = records[:, 8:24] >> 4
     in_use = np.arange(MAX_PIECES) < counts[:, None]
     bad_code = ((codes >= PIECE_CODES) & in_use).any(axis=1)
-    bad = (counts > MAX_PIECES) | bad_code | (records[:, 26] > RESULT_WIN)
+    bad_result = records[:, 26] > RESULT_WIN
+    bad = (counts > MAX_PIECES) | bad_code | bad_result | ((records[:, 27] & 0x70) != 0) | (records[:, 28] > NO_SQUARE)
     if not bad.any():
         return None
     index = int(np.argmax(bad))
@@ -187,7 +189,11 @@ def first_bad_record(records: Any) -> tuple[int, str] | None:
         return index, f"{counts[index]} occupied squares, more than the {MAX_PIECES} a record holds"
     if bad_code[index]:
         return index, f"bad piece code {int(codes[index][in_use[index]].max())} (codes are 0..{PIECE_CODES - 1})"
-    return index, f"result {records[index, 26]} (results are 0 loss, 1 draw, 2 win)"
+    if bad_result[index]:
+        return index, f"result {records[index, 26]} (results are 0 loss, 1 draw, 2 win)"
+    if records[index, 27] & 0x70:
+        return index, f"flags {records[index, 27]:#04x} (bits 4-6 are unused)"
+    return index, f"en-passant square {records[index, 28]} (squares are 0..63, 64 for none)"
 
 
 def record_dtype() -> Any:

@@ -57,6 +57,7 @@ from tools.arguments import (
     readable_file,
     writable_output,
 )
+from tools.game_records import GAME_SUFFIX, Filters, training_array
 from tools.nnue_data import RECORD_SIZE, first_bad_record, records_file
 
 try:
@@ -181,10 +182,14 @@ class Records:
         self.offsets = np.cumsum([0] + [len(part) for part in self.parts])
 
     @classmethod
-    def load(cls, paths: Sequence[Path]) -> Records:
-        """The records of `paths`, each checked (`check_records`) before training starts."""
+    def load(cls, paths: Sequence[Path], filters: Filters | None = None) -> Records:
+        """The records of `paths`, each checked (`check_records`) before training starts; a game
+        file (.kgame) gives the records of the positions `filters` keep, made in memory."""
         parts = []
         for path in paths:
+            if path.suffix == GAME_SUFFIX:
+                parts.append(training_array(str(path), filters or Filters()))
+                continue
             count = os.path.getsize(path) // RECORD_SIZE
             if count:
                 part = np.memmap(path, dtype=np.uint8, mode="r", shape=(count, RECORD_SIZE))
@@ -410,11 +415,17 @@ def hidden_size(text: str) -> int:
     return value
 
 
+def training_file(text: str) -> Path:
+    """An argparse ``type=``: a game file (.kgame, read whole games at load time) or a record file."""
+    return readable_file(text) if text.endswith(GAME_SUFFIX) else records_file(text)
+
+
 def build_parser() -> ToolParser:
     parser = ToolParser(prog=PROG,
                         description="Train Kestrel's NNUE net on .kpos records (tools/nnue_data.py).")
     unit = finite_float(0.0, 1.0)
-    parser.add_argument("inputs", nargs="*", type=records_file, help="training data: .kpos files")
+    parser.add_argument("inputs", nargs="*", type=training_file,
+                        help="training data: .kpos record files or .kgame game files (their quiet positions)")
     parser.add_argument("--out", type=writable_output, default=None, help="the net to write (default kestrel.nnue)")
     parser.add_argument("--hidden", type=hidden_size, default=None, help="hidden units per perspective (default 256)")
     parser.add_argument("--epochs", type=non_negative_int, default=10)
@@ -435,8 +446,10 @@ def build_parser() -> ToolParser:
                         help=f"centipawns per unit of the output (1..{MAX_SCALE}, the engine's bound)")
     parser.add_argument("--val-fraction", type=finite_float(0.0, 1.0, high_open=True), default=0.02,
                         help="held-out share of the inputs, drawn by --seed (ignored with --val)")
-    parser.add_argument("--val", type=records_file, action="append", default=[],
-                        help="a validation .kpos file instead (repeatable)")
+    parser.add_argument("--val", type=training_file, action="append", default=[],
+                        help="a validation .kpos or .kgame file instead (repeatable)")
+    parser.add_argument("--min-ply", type=non_negative_int, default=0,
+                        help="from .kgame files, skip each game's first plies (default 0)")
     parser.add_argument("--checkpoint-dir", type=creatable_folder, default=None,
                         help="where the per-epoch checkpoints go (default: OUT.checkpoints)")
     parser.add_argument("--resume", type=readable_file, default=None, help="continue from a checkpoint")
@@ -480,9 +493,9 @@ def prepare_data(args: argparse.Namespace) -> tuple[Records, Records, Array, Arr
     if args.bench is not None and not args.inputs:
         data = Records([synthetic_records(args.bench, np.random.default_rng([args.seed, 3]))])
     else:
-        data = Records.load(args.inputs)
+        data = Records.load(args.inputs, Filters(min_ply=args.min_ply))
     if args.val:
-        val_data = Records.load(args.val)
+        val_data = Records.load(args.val, Filters(min_ply=args.min_ply))
         return data, val_data, np.arange(len(data)), np.arange(len(val_data))
     if args.bench is not None:
         return data, data, np.arange(len(data)), np.arange(0)
