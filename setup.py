@@ -5,10 +5,12 @@ Compiler directives are set here once for every module, not file by file.
 
 import importlib.util
 import os
+import shutil
 import sys
 
 from Cython.Build import cythonize
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 # Bottom layer first: the game model, the evaluation, the searchers.
@@ -33,6 +35,28 @@ CORE_MODULES = core_modules()
 # The lab's compiled kernels (tools/ sits above the layers; the engine never imports them): a
 # tuner's or trainer's kernel lives beside it in tools/.
 TOOL_MODULES = ["tools.nnue_kernels", "tools.texel_kernels"]
+
+
+def source_of(name):
+    """A module's .pyx, from the checkout's root."""
+    return os.path.join(*name.split(".")) + ".pyx"
+
+
+class BuildExt(build_ext):
+    """The lab is not installed: its kernels are built only in place (`build_ext --inplace`,
+    `pip install -e .`), for a checkout, and a wheel holds the engine's modules alone."""
+
+    def finalize_options(self):
+        super().finalize_options()
+        if not self.inplace:
+            self.extensions = [ext for ext in self.extensions if ext.name not in TOOL_MODULES]
+
+    def run(self):
+        super().run()
+        if not self.inplace:
+            # An in-place build compiles in the build folder before it copies, so the lab's kernels
+            # of an earlier one may lie there, and a wheel takes that folder whole.
+            shutil.rmtree(os.path.join(self.build_lib, "tools"), ignore_errors=True)
 
 
 def write_params_pxd():
@@ -64,14 +88,17 @@ tool_compile_args = compile_args if sys.platform == "win32" else [*compile_args,
 extensions = [
     Extension(
         name,
-        [os.path.join(*name.split(".")) + ".pyx"],
+        [source_of(name)],
         include_dirs=HEADER_DIRS,
         extra_compile_args=tool_compile_args if name in TOOL_MODULES else compile_args,
     )
     for name in CORE_MODULES + TOOL_MODULES
+    # An sdist has no tools/: the lab comes with a checkout.
+    if name in CORE_MODULES or os.path.exists(os.path.join(HERE, source_of(name)))
 ]
 
 setup(
+    cmdclass={"build_ext": BuildExt},
     ext_modules=cythonize(
         extensions,
         compiler_directives={
