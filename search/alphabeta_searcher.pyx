@@ -33,6 +33,7 @@ from search.limits import MAX_DEPTH, MAX_MULTIPV
 cdef extern from "clock.h" nogil:
     int64_t now_ms "kestrel_now_ms"()
     void store_flag "kestrel_store_flag"(int* flag, int value)
+    int load_flag "kestrel_load_flag"(int* flag)
 
 
 cdef void clear_learning(SearchState* s) noexcept nogil:
@@ -167,13 +168,25 @@ cdef class AlphaBetaSearcher(Searcher):
         h.params = s.params
         h.tb = s.tb
         h.tb.hits = 0
+        # A helper halted before it starts keeps these: they must not be the last search's.
+        h.nodes = 0
+        h.completed_depth = 0
         return 0
 
     cdef void _run_helper(self, int index) noexcept nogil:
-        iterative_deepening(self.helpers[index])
+        # A helper woken after the halt (more threads than cores: it waited for one) must not
+        # start, as its search would clear its `stopped` and run 1024 nodes before it looks.
+        if not load_flag(&self.helper_signals.stop_requested):
+            iterative_deepening(self.helpers[index])
 
-    cdef void _abandon_helpers(self, int started) noexcept nogil:
+    cdef void _halt_helpers(self) noexcept nogil:
+        """The flag every helper looks at each 1024 nodes, and its own `stopped`, which it looks
+        at every node: with many threads per core, 1024 nodes each would keep the cores busy
+        for a long time after the stop."""
+        cdef int i
         store_flag(&self.helper_signals.stop_requested, 1)
+        for i in range(self.helper_count):
+            self.helpers[i].stopped = True
 
     cdef void _run(self) noexcept nogil:
         iterative_deepening(self.state)

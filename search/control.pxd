@@ -16,6 +16,8 @@ cdef class SearchControl:
     cdef SearchSignals signals
     cdef object lock
     cdef bint armed              # a search is about to start: stop/ponderhit apply to it
+    cdef bint armed_start        # ... and its clock runs from armed_start_ms (its `go` arrived then)
+    cdef int64_t armed_start_ms
     cdef bint running
     cdef bint stop_pending
     cdef bint ponderhit_pending

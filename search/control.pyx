@@ -39,21 +39,27 @@ cdef class SearchControl:
         self.signals.start_ms = now_ms()
         self.signals.clock_start_ms = self.signals.start_ms
 
-    def arm(self) -> None:
-        """Announce a search about to start (from the thread that will later stop it)."""
+    def arm(self, since_ms: int | None = None) -> None:
+        """Announce a search about to start (from the thread that will later stop it).
+        `since_ms`: its `go` arrived that many milliseconds ago, and its clock runs from
+        then, whatever the search does before it starts (None: from its start)."""
         with self.lock:
             self.armed = True
+            self.armed_start = since_ms is not None
+            self.armed_start_ms = now_ms() - max(0, int(since_ms)) if since_ms is not None else 0
             self.stop_pending = False
             self.ponderhit_pending = False
 
-    def stop(self) -> None:
-        """Finish the running or armed search now; ignored when there is none."""
+    def stop(self) -> bool:
+        """Finish the running or armed search now; ignored when there is none.  Whether
+        there was one."""
         with self.lock:
             if not (self.running or self.armed):
-                return
+                return False
             self.stop_pending = True
             store_flag(&self.signals.stop_requested, 1)
             store_flag(&self.signals.infinite, 0)
+            return True
 
     def ponderhit(self) -> None:
         """The opponent played the expected move: our clock runs from now.  The time spent
@@ -68,8 +74,10 @@ cdef class SearchControl:
 
     cdef void begin(self, bint infinite, bint ponder):
         with self.lock:
-            self.signals.start_ms = now_ms()
-            self.signals.clock_start_ms = self.signals.start_ms
+            self.signals.start_ms = self.armed_start_ms if (self.armed and self.armed_start) else now_ms()
+            if not (self.ponderhit_pending and self.armed_start):
+                # (A ponderhit before a search whose clock started at its `go` keeps its own time.)
+                self.signals.clock_start_ms = self.signals.start_ms
             self.signals.infinite = 1 if infinite else 0
             self.signals.pondering = 1 if (ponder and not self.ponderhit_pending) else 0
             self.signals.stop_requested = 0
@@ -77,12 +85,14 @@ cdef class SearchControl:
                 self.signals.stop_requested = 1
                 self.signals.infinite = 0
             self.armed = False
+            self.armed_start = False
             self.running = True
 
     cdef void end(self):
         with self.lock:
             self.running = False
             self.armed = False
+            self.armed_start = False
             self.stop_pending = False
             self.ponderhit_pending = False
             self.signals.stop_requested = 0

@@ -32,9 +32,7 @@ from search.mcts_state cimport (
 )
 from search.mcts_select cimport best_child
 from search.mcts_expand cimport root_search_move_of, root_search_depth_of, root_search_score_of
-from search.mcts cimport (
-    shared_reset, helpers_not_started, stop_helpers, mcts_search, mcts_helper, verify_tree_move,
-)
+from search.mcts cimport shared_reset, mcts_search, mcts_helper, verify_tree_move
 from search.mcts_tree cimport MCTSTree
 from search.mcts_value cimport VALUE_MODEL_LOGISTIC, VALUE_MODEL_WDL, board_material
 from search.mcts_priors cimport (
@@ -49,6 +47,9 @@ from search.timeman cimport TimeBudget
 from search.searcher cimport Searcher, new_search_state, free_search_state
 from eval.evaluator cimport evaluator_use
 from search.params cimport load_search_params
+
+cdef extern from "clock.h" nogil:
+    void store_flag "kestrel_store_flag"(int* flag, int value)
 
 from typing import Dict, List, Optional, Tuple
 
@@ -423,10 +424,14 @@ cdef class MCTSSearcher(Searcher):
     cdef void _run_helper(self, int index) noexcept nogil:
         mcts_helper(&self.helper_walks[index])
 
-    cdef void _abandon_helpers(self, int started) noexcept nogil:
-        # The helpers never started do not count; those that did are stopped.
-        helpers_not_started(&self.shared, self.helper_count - started)
-        stop_helpers(&self.shared)
+    cdef void _halt_helpers(self) noexcept nogil:
+        # Their flag, and their leaf searches' `stopped`, looked at every node (the flag only each
+        # 1024): a leaf search cut off ends the helper's walk.  The main thread waits for them to
+        # leave the tree (finish_helpers).
+        cdef int i
+        store_flag(&self.shared.helper_signals.stop_requested, 1)
+        for i in range(self.helper_count):
+            self.helpers[i].stopped = True
 
     cdef void _run(self) noexcept nogil:
         mcts_search(self.state)     # it stops the helpers and waits for them before it returns

@@ -4,21 +4,26 @@
 thread and stays free to answer ``isready`` and ``stop``.  Progress comes back through a
 callback taking the records of ``search.info``.  ``AlphaBetaSearcher`` and
 ``MCTSSearcher`` fill in the C state and the result; everything else is here, the helper
-threads of a search with Threads > 1 included.
+threads of a search with Threads > 1 included: they live in a ThreadPool between searches.
 """
 
-import threading
+import os
 
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
+from cpython.pythread cimport (
+    PyThread_allocate_lock, PyThread_free_lock, PyThread_acquire_lock, PyThread_release_lock, WAIT_LOCK,
+    NOWAIT_LOCK, PyLockStatus, PY_LOCK_ACQUIRED,
+)
 from libc.stdint cimport int64_t
 from libc.string cimport memset
 from search.board.types cimport Move, MoveList, MOVE_NONE, MATE, MATE_IN_MAX_PLY, MAX_PLY
 from search.board.board cimport Board
 from search.board.movegen cimport generate_legal, parse_uci_move
 from search.board.position cimport Position
-from search.control cimport SearchControl, wait_until_released
+from search.control cimport SearchControl, SearchSignals, wait_until_released
 from search.state cimport SearchState
 from search.timeman cimport TimeBudget, set_time_budget, elapsed_ms
+from search.thread_pool cimport ThreadPool
 from eval.evaluator cimport evaluator_use, evaluator_free
 from eval.nnue cimport Network
 from search.timeman import game_ply
@@ -26,6 +31,16 @@ from search.timeman import game_ply
 from search.info import SearchInfo, SearchResult
 from search.limits import MAX_DEPTH, MAX_HASH_MB, SearchLimits, checked_thread_count
 from search.param_table import checked_params
+
+cdef extern from "clock.h" nogil:
+    int64_t now_ms "kestrel_now_ms"()
+    int load_flag "kestrel_load_flag"(int* flag)
+
+cdef extern from "pythread.h" nogil:
+    PyLockStatus PyThread_acquire_lock_timed(PyThread_type_lock lock, long long microseconds, int intr_flag)
+
+cdef enum:
+    PONDER_WATCH_MS = 5     # while pondering the watch looks again this often: ponderhit restarts the clock
 
 if MAX_DEPTH > MAX_PLY - 8:
     raise ImportError(f"search.limits.MAX_DEPTH ({MAX_DEPTH}) must leave the C search room below MAX_PLY ({MAX_PLY})")
@@ -64,6 +79,23 @@ cdef void free_search_state(SearchState* state) noexcept:
     PyMem_Free(state)
 
 
+def available_cores() -> int:
+    """The cores this process may run on."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+cdef void run_pool_task(void* owner, int index) noexcept nogil:
+    """Thread `index` of a Searcher's pool: helper `index`, or (the last) the clock's watch.
+    The Searcher closes its pool before it goes, so `owner` is alive while a task runs."""
+    if index < (<Searcher>owner).helper_count:
+        (<Searcher>owner)._run_helper(index)
+    else:
+        (<Searcher>owner)._watch_clock()
+
+
 cdef class Searcher:
     """What both searchers share: options, stop/ponderhit, helper threads, and the shape of a search."""
 
@@ -72,8 +104,15 @@ cdef class Searcher:
         self.control = SearchControl()
         self.helpers = NULL
         self.helper_count = 0
-        self.helper_threads = []
         self.helper_name = "kestrel-helper"
+        # The threads hold the pool, never the searcher: a searcher nobody holds is freed, and
+        # closes its pool then.
+        self.pool = ThreadPool()
+        self.watch_limit_ms = 0
+        self.watch_cancel = PyThread_allocate_lock()
+        if self.watch_cancel == NULL:
+            raise MemoryError("cannot allocate a lock")
+        PyThread_acquire_lock(self.watch_cancel, WAIT_LOCK)
         self.network = None
 
     def __init__(self, hash_mb: int = 16) -> None:
@@ -86,6 +125,8 @@ cdef class Searcher:
 
     def __dealloc__(self):
         self._free_helpers()
+        if self.watch_cancel != NULL:
+            PyThread_free_lock(self.watch_cancel)
 
     # ------------------------------------------------------------ options
 
@@ -152,28 +193,62 @@ cdef class Searcher:
 
     @threads.setter
     def threads(self, value: int) -> None:
+        """Start (or join) helper threads to make `value` threads; they are parked until a
+        search wakes them.  On failure (no memory, a thread that cannot start) the previous
+        count is restored if it can be, else one thread is left, and the error is raised."""
         cdef int count = checked_thread_count(value)
-        cdef int i
+        cdef int previous = self.helper_count
         if count - 1 == self.helper_count:
             return
+        try:
+            self._make_helpers(count - 1)
+        except BaseException:
+            try:
+                self._make_helpers(previous)
+            except BaseException:
+                self._make_helpers(0)
+            raise
+
+    @property
+    def helper_threads_started(self) -> int:
+        """Threads the searcher has started so far, its helpers' and the clock's watch: a
+        search wakes parked ones and starts none."""
+        return self.pool.threads_started
+
+    @property
+    def helper_threads_alive(self) -> int:
+        """Helper threads (and the clock's watch) alive now, parked between searches."""
+        return sum(1 for thread in self.pool.threads if thread.is_alive())
+
+    cdef int _make_helpers(self, int count) except -1:
+        """Exactly `count` helpers with their states and parked threads (0: none); on failure
+        there are none, and the error is raised."""
+        cdef int i
         self._free_helpers()
         try:
-            if count > 1:
-                self.helpers = <SearchState**>PyMem_Malloc((count - 1) * sizeof(SearchState*))
+            if count > 0:
+                self.helpers = <SearchState**>PyMem_Malloc(count * sizeof(SearchState*))
                 if self.helpers == NULL:
                     raise MemoryError("cannot allocate the search threads")
-                for i in range(count - 1):
+                for i in range(count):
                     self.helpers[i] = new_search_state()
                     self.helper_count = i + 1
                 self._helpers_use_network()
             self._resize_helpers()
-        except MemoryError:
+            if count > 0:
+                self.pool.bind(<void*>self, run_pool_task, self.helper_name)
+                # With more threads than cores the helpers step back for the main thread, which
+                # keeps the clock (search/board/thread_priority.h); the watch never does.
+                self.pool.resize(count + 1, count if count + 1 > available_cores() else 0)
+        except BaseException:
             self._free_helpers()
             self._resize_helpers()
             raise
+        return 0
 
     cdef void _free_helpers(self):
         cdef int i
+        self.pool.close()           # the threads first: none may run on a freed state
         for i in range(self.helper_count):
             free_search_state(self.helpers[i])
         PyMem_Free(self.helpers)
@@ -186,46 +261,40 @@ cdef class Searcher:
             evaluator_use(&self.helpers[i].evaluator, self.network)
         return 0
 
-    cdef int _start_helpers(self) except -1:
-        """Prepare every helper and start its thread: it searches until the main search stops it.
-        If a thread cannot be started, those that were are stopped and joined."""
-        cdef int i, started = 0
-        self.helper_threads = []
-        try:
-            for i in range(self.helper_count):
-                self._prepare_helper(i)
-                thread = threading.Thread(target=self._helper_main, args=(i,), name=f"{self.helper_name}-{i + 1}",
-                                          daemon=True)
-                thread.start()
-                started += 1
-                self.helper_threads.append(thread)
-        except BaseException:
-            with nogil:
-                self._abandon_helpers(started)
-            self._join_helpers()
-            raise
-        return 0
-
-    def _helper_main(self, int index) -> None:
-        with nogil:
-            self._run_helper(index)
-
-    cdef void _join_helpers(self):
-        for thread in self.helper_threads:
-            thread.join()
-        self.helper_threads = []
+    cdef void _watch_clock(self) noexcept nogil:
+        """The clock's watch: sleep until the hard limit (on our clock, never while pondering)
+        and halt the helpers then, unless the search ends first (`watch_cancel` released).
+        The main thread, which keeps the clock itself, then has the cores to see the time."""
+        cdef SearchSignals* signals = &self.control.signals
+        cdef int64_t left
+        while True:
+            if load_flag(&signals.pondering):
+                left = PONDER_WATCH_MS
+            else:
+                left = signals.clock_start_ms + self.watch_limit_ms - now_ms()
+                if left <= 0:
+                    self._halt_helpers()
+                    return
+            if left > 1000:
+                left = 1000     # a long think: look again each second (some platforms cap a lock's wait)
+            if PyThread_acquire_lock_timed(self.watch_cancel, left * 1000, 0) == PY_LOCK_ACQUIRED:
+                return
 
     # ------------------------------------------------------------ control from another thread
 
-    def arm(self) -> None:
+    def arm(self, since_ms: int | None = None) -> None:
         """Announce the next search (call before starting its thread): a stop or
         ponderhit sent before it begins then applies to it, and one sent after it
-        has ended is dropped."""
-        self.control.arm()
+        has ended is dropped.  `since_ms`: its `go` arrived that many ms ago, and its
+        clock runs from then (None: from when the search starts)."""
+        self.control.arm(since_ms)
 
     def stop(self) -> None:
-        """Finish the running (or armed) search now; returns at once."""
-        self.control.stop()
+        """Finish the running (or armed) search now; returns at once.  The helpers are halted
+        here, so that the main thread has the cores to see the stop, however many there are."""
+        if self.control.stop() and self.helper_count > 0:
+            with nogil:
+                self._halt_helpers()
 
     def ponderhit(self) -> None:
         """The opponent played the expected move: the clock counts from now."""
@@ -242,6 +311,7 @@ cdef class Searcher:
         cdef MoveList moves
         cdef TimeBudget budget
         cdef Move m
+        cdef int i
         if limits is None:
             limits = SearchLimits()
         generate_legal(root, &moves)
@@ -258,18 +328,38 @@ cdef class Searcher:
                         self.move_overhead, self.search_params)
         self.time_plan = (budget.optimum_ms, budget.maximum_ms) if budget.timed else None
         self._prepare(root, allowed, budget, limits)
-        self._start_helpers()
+        for i in range(self.helper_count):
+            self._prepare_helper(i)
+        # The watch is only needed for helpers that could keep the main thread off the cores.
+        self.watch_limit_ms = budget.maximum_ms if (budget.timed and self.helper_count > 0) else 0
         self.on_info = on_info
         self.control.begin(limits.infinite, limits.ponder)
         try:
             with nogil:
-                self._run()
-                wait_until_released(&self.control.signals)
+                self._run_with_helpers()
         finally:
             self.control.end()
             self.on_info = None
-        self._join_helpers()
         return self._finish()
+
+    cdef void _run_with_helpers(self) noexcept nogil:
+        """Wake the helpers (and the watch), run the main search, wait for stop or ponderhit
+        when the protocol says so, then for every thread to be parked again."""
+        cdef int i, count = self.helper_count
+        cdef bint watched = self.watch_limit_ms > 0
+        if watched:
+            self.pool.start(count)
+        self.pool.start_all(count)
+        self._run()
+        wait_until_released(&self.control.signals)
+        if watched:
+            PyThread_release_lock(self.watch_cancel)
+        for i in range(count):
+            self.pool.finish(i)
+        if watched:
+            self.pool.finish(count)
+            # Held again for the next search (the watch took it, or it was released just now).
+            PyThread_acquire_lock(self.watch_cancel, NOWAIT_LOCK)
 
     # ------------------------------------------------------------ for the subclasses
 
@@ -303,7 +393,7 @@ cdef class Searcher:
     cdef void _run_helper(self, int index) noexcept nogil:
         pass
 
-    cdef void _abandon_helpers(self, int started) noexcept nogil:
+    cdef void _halt_helpers(self) noexcept nogil:
         pass
 
     cdef int64_t _elapsed(self):

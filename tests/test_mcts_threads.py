@@ -222,7 +222,7 @@ def test_start_and_stop_four_threads_many_times(leaf_depth: int, hash_mb: int) -
         assert box["result"].best_move in legal
         # The tree is kept (and compacted) from one round to the next: it must stay sound.
         assert tree_problems(s, strict=False) == [], round_number
-    assert not [t for t in threading.enumerate() if t.name.startswith("kestrel-mcts")]
+    assert s.helper_threads_started == s.helper_threads_alive == s.threads    # parked, reused (and the watch)
 
 
 def test_stop_ends_every_thread_of_an_infinite_search() -> None:
@@ -235,7 +235,7 @@ def test_stop_ends_every_thread_of_an_infinite_search() -> None:
     timer.join()
     assert s.stop_reason == "stop"
     assert result.best_move in Position(MIDDLEGAME).legal_moves()
-    assert not [t for t in threading.enumerate() if t.name.startswith("kestrel-mcts")]
+    assert s.helper_threads_started == s.helper_threads_alive == s.threads    # parked, reused (and the watch)
     playouts = s.playouts
     time.sleep(0.1)
     assert s.playouts == playouts                    # nobody is still playing out
@@ -247,7 +247,7 @@ def test_movetime_ends_every_thread() -> None:
     result = s.search(Position(MIDDLEGAME), SearchLimits(movetime=200))
     assert s.stop_reason == "time"
     assert result.best_move in Position(MIDDLEGAME).legal_moves()
-    assert not [t for t in threading.enumerate() if t.name.startswith("kestrel-mcts")]
+    assert s.helper_threads_started == s.helper_threads_alive == s.threads    # parked, reused (and the watch)
 
 
 def test_a_full_pool_with_four_threads_ends_cleanly() -> None:
@@ -287,7 +287,7 @@ def test_four_threads_pause_while_the_pool_is_recycled(limits: SearchLimits) -> 
     assert s.pool_used <= s.pool_capacity
     assert tree_problems(s) == []
     assert result.best_move in Position(MIDDLEGAME).legal_moves()
-    assert not [t for t in threading.enumerate() if t.name.startswith("kestrel-mcts")]
+    assert s.helper_threads_started == s.helper_threads_alive == s.threads    # parked, reused (and the watch)
 
 
 # ---------------------------------------------------------------- the UCI option

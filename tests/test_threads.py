@@ -1,16 +1,21 @@
 """Lazy SMP: several threads search one root and share the transposition table.
 
 The answers must stay right (the same forced mates, always a legal move), and the
-threads must start and stop cleanly, many times in a row, with no hang.
+threads must start and stop cleanly, many times in a row, with no hang.  The helper
+threads live between searches (search/thread_pool.pxd): started when Threads is set,
+parked, woken by each search, joined when the count changes or the searcher goes.
+Timings are the business of `python -m tools.thread_bench`, not of these tests.
 """
 
 from __future__ import annotations
 
+import io
 import threading
 import time
 
 import chess
 import pytest
+from conftest import BackgroundSearch, UciProcess, bestmoves
 from test_search import MATES, random_positions
 
 from search.alphabeta_searcher import AlphaBetaSearcher
@@ -75,8 +80,8 @@ def test_start_and_stop_four_threads_many_times() -> None:
         thread.join(10)
         assert not thread.is_alive(), f"round {round_number}: the search did not stop"
         assert box["result"].best_move in legal
-    # Only the searcher's own threads were ever running: none is left behind.
-    assert not [t for t in threading.enumerate() if t.name.startswith("kestrel-helper")]
+    # The same parked threads served every round: three helpers and the clock's watch.
+    assert searcher.helper_threads_started == searcher.helper_threads_alive == 4
 
 
 def test_threads_range_and_changes_between_searches() -> None:
@@ -94,27 +99,159 @@ def test_threads_range_and_changes_between_searches() -> None:
 
 
 @pytest.mark.parametrize("searcher_class", [AlphaBetaSearcher, MCTSSearcher])
-def test_a_helper_thread_that_cannot_start_stops_the_others(searcher_class: type[Searcher],
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
-    """Both searchers' helpers are the Searcher's: when the third helper's thread cannot start,
-    the two already running are stopped and joined, the search raises, and the next one runs."""
-    searcher = searcher_class(hash_mb=16, threads=4)
+def test_a_helper_thread_that_cannot_start_leaves_the_previous_count(searcher_class: type[Searcher],
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both searchers' helpers are the Searcher's: when the third new thread cannot start, the
+    two already started are joined, the setter raises, the searcher keeps the threads it had
+    (started again), and it searches with them."""
+    searcher = searcher_class(hash_mb=16, threads=2)
     start = threading.Thread.start
     started: list[threading.Thread] = []
+    refused: list[threading.Thread] = []
 
-    def start_two(thread: threading.Thread) -> None:
-        if len(started) == 2:
+    def third_fails_once(thread: threading.Thread) -> None:
+        if len(started) == 2 and not refused:
+            refused.append(thread)
             raise RuntimeError("can't start new thread")
         started.append(thread)
         start(thread)
 
-    monkeypatch.setattr(threading.Thread, "start", start_two)
+    monkeypatch.setattr(threading.Thread, "start", third_fails_once)
     with pytest.raises(RuntimeError):
-        searcher.search(Position(), SearchLimits(infinite=True))
-    assert len(started) == 2 and not any(thread.is_alive() for thread in started)
+        searcher.threads = 8
     monkeypatch.undo()
+    assert refused and not any(thread.is_alive() for thread in started[:2])
+    # The previous count, with threads started again: the helper and the clock's watch.
+    assert searcher.threads == 2 and searcher.helper_threads_alive == 2
+    assert all(thread.is_alive() for thread in started[2:]) and len(started) == 4
     result = searcher.search(Position(), SearchLimits(nodes=2000))
     assert result.best_move in Position().legal_moves()
+
+    # When even the previous count cannot be started again, one thread is left.
+    def never(thread: threading.Thread) -> None:
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(threading.Thread, "start", never)
+    with pytest.raises(RuntimeError):
+        searcher.threads = 8
+    monkeypatch.undo()
+    assert searcher.threads == 1 and searcher.helper_threads_alive == 0
+    assert searcher.search(Position(), SearchLimits(nodes=2000)).best_move in Position().legal_moves()
+
+
+def kestrel_threads() -> set[threading.Thread]:
+    return {t for t in threading.enumerate() if t.name.startswith(("kestrel-helper", "kestrel-mcts"))}
+
+
+@pytest.mark.parametrize("searcher_class", [AlphaBetaSearcher, MCTSSearcher])
+def test_helper_threads_are_started_once_and_reused_by_every_search(searcher_class: type[Searcher]) -> None:
+    before = kestrel_threads()
+    searcher = searcher_class(hash_mb=16, threads=4)
+    assert searcher.helper_threads_started == searcher.helper_threads_alive == 4   # 3 helpers, the watch
+    mine = kestrel_threads() - before
+    assert len(mine) == 4
+    for limits in (SearchLimits(nodes=3000), SearchLimits(depth=4), SearchLimits(movetime=30),
+                   SearchLimits(wtime=500, btime=500)):
+        for _ in range(3):
+            assert searcher.search(Position(), limits).best_move in Position().legal_moves()
+    assert searcher.helper_threads_started == 4
+    assert kestrel_threads() - before == mine and all(t.is_alive() for t in mine)
+
+
+def test_changing_threads_joins_the_old_helpers_and_starts_new_ones() -> None:
+    before = kestrel_threads()
+    searcher = AlphaBetaSearcher(hash_mb=8, threads=3)
+    first = kestrel_threads() - before
+    searcher.threads = 6
+    second = kestrel_threads() - before
+    assert len(first) == 3 and len(second) == 6 and not first & second
+    assert not any(t.is_alive() for t in first)
+    assert searcher.helper_threads_started == 3 + 6
+    assert searcher.search(Position(), SearchLimits(depth=6)).best_move in Position().legal_moves()
+    searcher.threads = 1
+    assert searcher.helper_threads_alive == 0 and not any(t.is_alive() for t in second)
+    assert searcher.search(Position(), SearchLimits(depth=6)).best_move in Position().legal_moves()
+    searcher.threads = 2
+    assert searcher.helper_threads_alive == 2
+    assert searcher.search(Position(), SearchLimits(depth=6)).best_move in Position().legal_moves()
+
+
+def test_timed_searches_after_each_change_of_threads() -> None:
+    """Timed searches wake the clock's watch too (the pool's last thread): after the count
+    grows or shrinks, every thread wakes only threads of its own pool."""
+    searcher = AlphaBetaSearcher(hash_mb=8)
+    for count in (64, 4, 2, 32, 3, 1, 16):
+        searcher.threads = count
+        for limits in (SearchLimits(movetime=20), SearchLimits(wtime=300, btime=300), SearchLimits(nodes=3000)):
+            assert searcher.search(Position(), limits).best_move in Position().legal_moves()
+        assert searcher.helper_threads_alive == (count if count > 1 else 0)
+
+
+def test_a_searcher_that_goes_joins_its_threads() -> None:
+    before = kestrel_threads()
+    searcher = MCTSSearcher(hash_mb=8, threads=3)
+    searcher.search(Position(), SearchLimits(nodes=2000))
+    mine = kestrel_threads() - before
+    assert len(mine) == 3
+    del searcher            # nothing else holds it: the threads hold only the pool
+    assert not any(t.is_alive() for t in mine)
+
+
+@pytest.mark.parametrize("searcher_class", [AlphaBetaSearcher, MCTSSearcher])
+def test_sixty_four_threads_search_stop_and_search_again(searcher_class: type[Searcher]) -> None:
+    """More threads than this machine has cores, many times over: timed, fixed and infinite
+    searches each end (the infinite ones by stop) with a legal move, and no thread is added."""
+    searcher = searcher_class(hash_mb=16, threads=64)
+    fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 0 9"
+    legal = Position(fen).legal_moves()
+    for round_number in range(4):
+        assert searcher.search(Position(fen), SearchLimits(movetime=40)).best_move in legal
+        assert searcher.search(Position(fen), SearchLimits(nodes=5000)).best_move in legal
+        search = BackgroundSearch(searcher, fen)
+        time.sleep(0.01 * round_number)
+        assert search.stop().best_move in legal
+    assert searcher.helper_threads_started == searcher.helper_threads_alive == 64
+
+
+def test_threads_still_find_the_mates_with_many_threads() -> None:
+    fen, moves = MATES[3]
+    result = AlphaBetaSearcher(hash_mb=16, threads=32).search(Position(fen), SearchLimits(depth=2 * moves + 6))
+    assert result.score == ("mate", moves)
+
+
+def test_a_ponder_search_with_helpers_waits_for_ponderhit() -> None:
+    """With helpers and the clock's watch, a ponder search outlives its whole clock until the
+    ponderhit; then it ends by the clock, and every thread (the watch too) is parked again."""
+    searcher = AlphaBetaSearcher(hash_mb=16, threads=4)
+    infos: list[Info] = []
+    box: dict[str, SearchResult] = {}
+    searcher.arm()
+    thread = threading.Thread(target=lambda: box.update(result=searcher.search(
+        Position(), SearchLimits(wtime=200, btime=200, ponder=True), infos.append)))
+    thread.start()
+    time.sleep(0.5)     # longer than the whole clock: only pondering keeps it going
+    assert thread.is_alive()
+    searcher.ponderhit()
+    thread.join(10)
+    assert not thread.is_alive() and box["result"].best_move in Position().legal_moves()
+    assert searcher.search(Position(), SearchLimits(depth=5)).best_move in Position().legal_moves()
+
+
+def test_the_clock_runs_from_the_arrival_of_go() -> None:
+    """arm(since_ms): the `go` arrived that long ago, and the search's clock counts from then
+    (its reports' times say so, whatever the search did before it began)."""
+    for threads in (1, 4):
+        searcher = AlphaBetaSearcher(hash_mb=8, threads=threads)
+        infos: list[Info] = []
+        searcher.arm(since_ms=5000)
+        result = searcher.search(Position(), SearchLimits(movetime=5_100), infos.append)
+        times = [info.time for info in infos if isinstance(info, SearchInfo)]
+        assert times and times[0] >= 5000, (threads, times)
+        assert result.best_move in Position().legal_moves()
+        # The next search, not armed with an arrival, counts from its own start.
+        infos.clear()
+        searcher.search(Position(), SearchLimits(depth=3), infos.append)
+        assert all(info.time < 5000 for info in infos if isinstance(info, SearchInfo))
 
 
 def test_thread_counts_are_checked_in_one_place() -> None:
@@ -133,3 +270,49 @@ def test_bench_refuses_a_bad_thread_count_with_a_message(capsys: pytest.CaptureF
     assert bench_main(["deep"]) == 2
     assert "depth must be a whole number" in capsys.readouterr().err
 
+
+
+# ---------------------------------------------------------------- through the UCI process
+
+@pytest.mark.parametrize("mode", ["AlphaBeta", "MCTS"])
+def test_uci_engine_with_many_threads_answers_every_go_and_stop(engine: UciProcess, mode: str) -> None:
+    """Threads 64 and then 256 on this machine's few cores: each `go movetime` and each `stop`
+    of `go infinite` gets its one bestmove, a legal one, and Threads can go back down."""
+    engine.send(f"setoption name SearchMode value {mode}")
+    for threads in (64, MAX_THREADS, 4):
+        engine.send(f"setoption name Threads value {threads}", "isready")
+        engine.read_until("readyok")
+        for _ in range(2):
+            engine.send("position startpos moves e2e4", "go movetime 50")
+            lines = engine.read_until("bestmove")
+            board = chess.Board()
+            board.push_uci("e2e4")
+            assert chess.Move.from_uci(lines[-1].split()[1]) in board.legal_moves
+            engine.send("position startpos", "go infinite")
+            engine.read_until("info depth" if mode == "AlphaBeta" else "info")
+            engine.send("stop")
+            lines = engine.read_until("bestmove")
+            assert len(bestmoves(lines)) == 1
+            assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board().legal_moves
+    engine.send("isready")
+    assert engine.read_until("readyok")[-1] == "readyok"
+
+
+def test_search_job_clock_runs_from_the_arrival_of_go() -> None:
+    """uci_engine.jobs.SearchJob arms the searcher with the time since `go` arrived: the
+    search's reports count from then."""
+    from uci_engine.jobs import SearchJob
+    from uci_engine.output import Output
+
+    buffer = io.BytesIO()
+    searcher = AlphaBetaSearcher(hash_mb=8, threads=4)
+    infos: list[Info] = []
+    position = Position()
+    job = SearchJob(Output(buffer), position.copy(),
+                    lambda: searcher.search(position, SearchLimits(movetime=3_100), infos.append),
+                    searcher=searcher, arrived=time.monotonic() - 3.0)
+    job.start()
+    assert job.wait(30)
+    times = [info.time for info in infos if isinstance(info, SearchInfo)]
+    assert times and times[0] >= 3000, times
+    assert buffer.getvalue().decode().startswith("bestmove ")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -64,11 +65,15 @@ class SearchJob(Job):
     if the search ends by itself first, as the protocol requires.  A `deferred` job (`go
     ponder` with the Ponder option off) does not think until `ponderhit`: then it runs its
     search as a normal timed one; a `stop` first ends it at once.
+
+    `arrived` is the `time.monotonic()` at which the `go` arrived: the search's clock runs
+    from then (a deferred job's from the ponderhit), so whatever the engine did before the
+    search began is on the clock too.  None: from when the search begins.
     """
 
     def __init__(self, out: Output, position: Any, search: Callable[[], Any], *,
                  searcher: Any = None, infinite: bool = False, ponder: bool = False,
-                 deferred: bool = False) -> None:
+                 deferred: bool = False, arrived: float | None = None) -> None:
         super().__init__("search")
         self._out = out
         self._position = position          # the job's own copy, to check the searcher's answer
@@ -83,6 +88,7 @@ class SearchJob(Job):
         if not deferred:
             self._go_ahead.set()
         self._lock = threading.Lock()
+        self._arrived = None if deferred else arrived
         if not (infinite or ponder):
             self._released.set()
 
@@ -90,7 +96,7 @@ class SearchJob(Job):
         if self._searcher is not None:
             # From here a stop or ponderhit reaches this search even before its thread
             # enters it, and none can linger into the next one.
-            self._searcher.arm()
+            self._searcher.arm(_ms_since(self._arrived))
         super().start()
 
     # The searcher keeps a stop or ponderhit that comes before its search starts for that
@@ -114,6 +120,8 @@ class SearchJob(Job):
             if not self._infinite:
                 self._released.set()
             if not self._go_ahead.is_set():
+                if self._searcher is not None:
+                    self._searcher.arm(0)  # its clock runs from this ponderhit
                 self._go_ahead.set()       # the deferred search starts now, on the clock
             elif self._searcher is not None and not self._searched.is_set():
                 self._searcher.ponderhit()
@@ -152,6 +160,11 @@ class SearchJob(Job):
             if not after.is_legal(ponder):
                 ponder = None
         return best, ponder
+
+
+def _ms_since(moment: float | None) -> int | None:
+    """Whole milliseconds since `moment` (time.monotonic()); None for None."""
+    return None if moment is None else max(0, int((time.monotonic() - moment) * 1000))
 
 
 class TaskJob(Job):
