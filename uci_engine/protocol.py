@@ -321,6 +321,7 @@ class UciEngine:
         self._position = position
 
     def _go(self, args: list[str], line: str) -> None:
+        arrived = time.monotonic()    # the search's clock runs from here (SearchJob)
         go = parse_go(args)
         for warning in go.warnings:
             self.out.info_string(warning)
@@ -366,7 +367,7 @@ class UciEngine:
             else:
                 search = self._search_function(searcher, root, limits)
         self._start(SearchJob(self.out, root, search, searcher=searcher,
-                              infinite=go.infinite, ponder=go.ponder, deferred=deferred))
+                              infinite=go.infinite, ponder=go.ponder, deferred=deferred, arrived=arrived))
 
     def _search_function(self, searcher: Searcher, root: Position,
                          limits: SearchLimits) -> Callable[[], SearchResult]:
