@@ -1,6 +1,8 @@
-"""Kestrel's evaluation: a tapered weighted sum whose weights live in ``eval.weights``.
+"""Kestrel's weighted evaluation: a tapered weighted sum whose weights live in ``eval.weights``.
 
-``evaluate(position)`` is the score the searchers see (centipawns, side to move's view);
+The searchers evaluate with the learned net by default (eval/networks.py, eval/nnue.pyx); this
+one is the alternative (UCI ``Use NNUE`` false), the human levels' evaluation and the Texel
+tuner's.  ``evaluate(position)`` is its score (centipawns, side to move's view);
 ``breakdown(position)`` gives each term's ``(mg, eg)`` from White's view.  ``load_weights``
 and ``load_vector`` replace the weights in use (for a tuner); never while a search runs.
 

@@ -68,8 +68,8 @@ features) stays within 33 * 505 = 16665, inside int16.  The rounding itself move
 through QB's steps in the output weights: each active unit can carry up to 1/(2 QB) of error into the
 output, so the trainer takes the finest QB whose int16 products ``v * w_q`` (v <= QA) still fit, which the
 engine's fast output path needs.  For weights at the clip that is 64; trained nets' output weights are
-far smaller (kestrel-3.nnue's largest is 0.54: QB 237).  With QB fixed at 64, kestrel-3.nnue's scores
-were 9.6 cp off its float model on average (tools/nnue_train.py, ``output_scale``).
+far smaller, so their QB is finer and their scores closer to the float model's (tools/nnue_train.py,
+``output_scale``; docs/nnue.md has the shipped nets' figures).
 """
 
 from __future__ import annotations

@@ -16,6 +16,9 @@ from conftest import random_boards
 
 import eval as kestrel_eval
 from eval import bench_evaluate, breakdown, evaluate
+from eval.bench_kernels import bench_after_moves, bench_net_from_scratch
+from eval.networks import builtin_network
+from eval.nnue_api import nnue_evaluate
 from eval.weights import WEIGHTS, default_weights, weight_names
 from search.board import Position
 
@@ -114,7 +117,7 @@ def reference_breakdown(board: chess.Board, w: dict = WEIGHTS) -> dict[str, obje
                 add("pawns", sign, *w["doubled_pawn"])
 
     for colour in (chess.WHITE, chess.BLACK):
-        reference_session6_terms(board, colour, w, add)
+        reference_threat_and_structure_terms(board, colour, w, add)
 
     add("tempo", 1 if board.turn == chess.WHITE else -1, *w["tempo"])
     phase = min(24, chess.popcount(board.knights | board.bishops) + 2 * chess.popcount(board.rooks)
@@ -131,7 +134,7 @@ def reference_breakdown(board: chess.Board, w: dict = WEIGHTS) -> dict[str, obje
     return result
 
 
-def reference_session6_terms(board: chess.Board, colour: chess.Color, w: dict,
+def reference_threat_and_structure_terms(board: chess.Board, colour: chess.Color, w: dict,
                              add: Callable[[str, int, int, int], None]) -> None:
     """Threats, safe checks, pawn chains, backward pawns, passer details, outposts and rooks on
     the seventh, each asked of python-chess square by square (attackers, distances)."""
@@ -265,6 +268,29 @@ def test_breakdown_total_is_evaluate_and_c_path_agrees(boards: list[chess.Board]
     assert bench_evaluate(positions, 3) == 3 * sum(evaluate(p) for p in positions)
 
 
+def test_the_bench_kernels_evaluate_each_position_and_each_child(boards: list[chess.Board]) -> None:
+    """eval.bench's loops score each position and the position after each of its legal moves, with
+    the weighted evaluation or the built-in net, as the Python faces score them; the net's children
+    come from their parent's accumulators (a refresh at most per position and round)."""
+    parents = [board for board in boards[::12] if not board.is_game_over()]
+    everything = []
+    for board in parents:
+        everything.append(Position(board.fen()))
+        for move in board.legal_moves:
+            child = board.copy()
+            child.push(move)
+            everything.append(Position(child.fen()))
+    positions = [Position(board.fen()) for board in parents]
+    count, refreshes, total = bench_after_moves(positions, 2)
+    assert (count, refreshes, total) == (2 * len(everything), 0, 2 * sum(evaluate(p) for p in everything))
+    network = builtin_network()
+    count, refreshes, total = bench_after_moves(positions, 2, network)
+    assert count == 2 * len(everything)
+    assert total == 2 * sum(nnue_evaluate(network, p) for p in everything)
+    assert len(positions) <= refreshes <= 2 * len(positions) < count
+    assert bench_net_from_scratch(positions, 3, network) == 3 * sum(nnue_evaluate(network, p) for p in positions)
+
+
 def test_breakdown_shape() -> None:
     result = terms(chess.STARTING_FEN)
     assert set(result) == set(TERMS) | {"phase", "total"}
@@ -299,16 +325,17 @@ def test_passed_pawn_on_the_seventh_beats_the_third() -> None:
     assert score(seventh) > score(third)
 
 
-SESSION6_PAIRS = ("threat_by_pawn", "threat_by_minor", "threat_by_rook", "hanging_piece", "pawn_supported",
+THREAT_AND_STRUCTURE_PAIRS = ("threat_by_pawn", "threat_by_minor", "threat_by_rook", "hanging_piece", "pawn_supported",
                   "pawn_phalanx", "backward_pawn", "passed_blocked", "passed_supported", "passed_free_path",
                   "passed_king_distance", "passed_unstoppable", "knight_outpost", "bishop_outpost", "rook_seventh")
 
 
 @contextlib.contextmanager
-def only_session6_term(name: str | None) -> Iterator[None]:
-    """The table with every term added in session 6 at zero except `name` (None: all zero)."""
+def only_threat_or_structure_term(name: str | None) -> Iterator[None]:
+    """The table with every threat and structure term (THREAT_AND_STRUCTURE_PAIRS, safe checks) at
+    zero except `name` (None: all zero)."""
     table = default_weights()
-    for pair in SESSION6_PAIRS:
+    for pair in THREAT_AND_STRUCTURE_PAIRS:
         if pair != name:
             table[pair] = (0, 0)
     for piece in table["safe_check"]:
@@ -324,20 +351,20 @@ def only_session6_term(name: str | None) -> Iterator[None]:
 def test_threats_of_pawns_and_hanging_pieces() -> None:
     # The e4 pawn attacks the d5 knight, which nothing of Black's defends.
     fen = "4k3/8/8/3n4/4P3/8/8/4K3 w - - 0 1"
-    with only_session6_term("threat_by_pawn"):
+    with only_threat_or_structure_term("threat_by_pawn"):
         assert terms(fen)["threats"] == WEIGHTS["threat_by_pawn"]
-    with only_session6_term("hanging_piece"):
+    with only_threat_or_structure_term("hanging_piece"):
         assert terms(fen)["threats"] == WEIGHTS["hanging_piece"]
         # Defended by the c6 pawn, the knight no longer hangs.
         assert terms("4k3/8/2p5/3n4/4P3/8/8/4K3 w - - 0 1")["threats"] == (0, 0)
-    with only_session6_term("threat_by_minor"):
+    with only_threat_or_structure_term("threat_by_minor"):
         # The f3 knight attacks the black rook on e5; Black's rook attacks nothing of White's.
         assert terms("4k3/8/8/4r3/8/5N2/8/4K3 w - - 0 1")["threats"] == WEIGHTS["threat_by_minor"]
 
 
 def test_safe_checks_count_only_unguarded_squares() -> None:
     weight = WEIGHTS["safe_check"]["rook"]
-    with only_session6_term("safe_check"):
+    with only_threat_or_structure_term("safe_check"):
         with_check = terms("4k3/8/8/8/8/8/8/R3K3 w - - 0 1")["king_safety"][0]     # Ra8+ is safe
         guarded = terms("4k3/8/1n6/8/8/8/8/R3K3 w - - 0 1")["king_safety"][0]      # b6 knight covers a8
         assert with_check - guarded == weight
@@ -345,7 +372,7 @@ def test_safe_checks_count_only_unguarded_squares() -> None:
 
 def test_passer_outside_the_square_is_unstoppable() -> None:
     # White's a5 pawn needs 3 moves; Black's king on h6 needs 7 to reach a8, on b6 only 1.
-    with only_session6_term("passed_unstoppable"):
+    with only_threat_or_structure_term("passed_unstoppable"):
         outside = terms("8/8/7k/P7/8/8/8/4K3 b - - 0 1")["pawns"]
         inside = terms("8/8/1k6/P7/8/8/8/4K3 b - - 0 1")["pawns"]
         assert outside[1] - inside[1] == WEIGHTS["passed_unstoppable"][1]
@@ -355,12 +382,12 @@ def test_backward_pawn_and_outpost() -> None:
     # d3 cannot be defended by the e4 pawn (ahead of it) and the c5 pawn guards d3's stop square d4.
     # Only d3 is backward: e4 has d3 behind it, and c5 is isolated (counted as such).
     fen = "4k3/8/8/2p5/4P3/3P4/8/4K3 w - - 0 1"
-    with only_session6_term(None):
+    with only_threat_or_structure_term(None):
         without = terms(fen)["pawns"]
-    with only_session6_term("backward_pawn"):
+    with only_threat_or_structure_term("backward_pawn"):
         with_term = terms(fen)["pawns"]
     assert (with_term[0] - without[0], with_term[1] - without[1]) == WEIGHTS["backward_pawn"]
-    with only_session6_term("knight_outpost"):
+    with only_threat_or_structure_term("knight_outpost"):
         # A knight on d5 defended by the e4 pawn; no black pawn on c or e files ahead of it.
         assert terms("4k3/8/8/3N4/4P3/8/8/4K3 w - - 0 1")["outposts"] == WEIGHTS["knight_outpost"]
         # A black pawn on c7 can come to c6 and drive it away: no outpost.
@@ -368,7 +395,7 @@ def test_backward_pawn_and_outpost() -> None:
 
 
 def test_pawn_structure_features() -> None:
-    with only_session6_term(None):
+    with only_threat_or_structure_term(None):
         classic_pawn_structure_features()
 
 

@@ -180,11 +180,10 @@ def test_a_searched_leaf_proves_a_mate_in_fewer_playouts() -> None:
     """Depth-2 leaves see a mate behind a quiet move; quiescence leaves must build it in the tree.
     Both prove a forced mate here; the searched leaves need far fewer playouts for it.  The solver
     stops at the first mate it proves, so the distance may be 3 (Re4+) beside the quiet mate in 2.
-    With c 1.0: the wider default (2.0) builds the mate in the tree sooner (132 playouts against 79);
-    and with the same depth everywhere (no deeper leaves near the root), temperature 1 and the
-    hand-set prior weights, as before session 11 (the fitted weights of session 12 find the quiet
-    king move at once, and quiescence leaves prove the mate in 24 playouts), never refreshed (with
-    session 13's refreshes, a depth-2 search of the root finds the quiet move for quiescence leaves too)."""
+    The settings keep the quiet move hard to find: c 1.0 (a wider c builds the mate in the tree
+    sooner), the same depth everywhere (no deeper leaves near the root), temperature 1, the hand-set
+    prior weights (the fitted ones find the quiet king move at once) and no refreshes (a refresh's
+    depth-2 search of the root finds the quiet move for quiescence leaves too)."""
     proofs = {}
     for depth in (0, 2):
         s = searcher(depth, c_puct=1.0, leaf_depth_root=0, prior_temperature=1.0)
@@ -217,8 +216,8 @@ def _after(board: chess.Board, reply: chess.Move) -> list[chess.Board]:
 
 @pytest.mark.parametrize("depth", [0, 2])
 def test_both_leaves_win_the_pinned_queen_at_few_playouts(depth: int) -> None:
-    # With the session-6 evaluation (threats) and c_puct 1.0 the quiescence leaf finds it as
-    # soon as the searched one; with c_puct 0.35 it needed thousands of playouts.
+    # With the evaluation's threat terms and c_puct 1.0 the quiescence leaf finds it as soon as
+    # the searched one; a greedier c_puct needed far more playouts.
     result = searcher(depth).search(Position(PIN_WINS_THE_QUEEN), SearchLimits(nodes=320))
     assert result.best_move == "d3b5"
 

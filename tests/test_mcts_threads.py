@@ -77,8 +77,8 @@ def test_one_thread_searches_as_before(key: tuple[str, str, int]) -> None:
     s.seed = 7
     s.c_puct = 0.35
     s.leaf_depth_root = 0       # the same leaf depth everywhere, as when the figures were recorded
-    s.prior_temperature = 1.0   # and the priors' temperature then (the default became 2.0 in session 11)
-    # and their hand-set weights (the fitted ones: session 12), never refreshed (session 13)
+    s.prior_temperature = 1.0   # and the priors' temperature then
+    # and their hand-set weights (before the fitted ones), never refreshed (before the refreshes)
     s.configure(fitted_priors=False, refresh_priors=False)
     assert s.threads == 1
     result = s.search(Position(fen), SearchLimits(nodes=3000))

@@ -122,7 +122,7 @@ def output_scale(w_out: Array, qa: int = QA) -> int:
     Rounding moves an output weight by up to 1/(2 QB), and that error reaches the score through every
     active unit, so a finer QB is a more faithful net.  int16 products ``v * w_q`` (v in 0..qa) keep the
     engine on its fast 16-bit output path.  With weights at WEIGHT_CLIP that gives QB = 64, the old fixed
-    value; weight decay keeps trained output weights far smaller (kestrel-3's largest is 0.54: QB 237).
+    value; weight decay keeps trained output weights far smaller, and their QB finer (docs/nnue.md).
     """
     largest = float(np.abs(w_out.astype(np.float64)).max(initial=0.0))
     limit = INT16_MAX // qa

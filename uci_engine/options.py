@@ -214,8 +214,8 @@ def build_options(search_modes: tuple[str, ...] = ("AlphaBeta",),
         Option("Syzygy50MoveRule", "check", True),
         Option("SyzygyProbeLimit", "spin", 7, 0, 7),
         Option("UCI_ShowWDL", "check", False),
-        # The learned evaluation (uci_engine/evaluation.py): the built-in net beat the weighted
-        # evaluation of eval/weights.py in an SPRT (ledger nnue-3-sprt); false plays with that one.
+        # The learned evaluation (uci_engine/evaluation.py), the default since it beat the weighted
+        # evaluation of eval/weights.py in games (docs/nnue.md); false plays with that one.
         Option("Use NNUE", "check", True),
         Option("EvalFile", "string", eval_file_default),
         # Sent by some GUIs; accepted, and they change nothing in the search.

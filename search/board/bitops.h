@@ -8,7 +8,7 @@
  * (-march=native or any -m flag that defines __POPCNT__).  Elsewhere, a wheel must
  * run on every x86-64 CPU, so the count is the inline bit-parallel sum below:
  * GCC's builtin would instead call libgcc's __popcountdi2, a function call per
- * count that took about a tenth of bench's time (perf, session 7).
+ * count, which a profile of bench showed to be costly.
  */
 #ifndef KESTREL_BITOPS_H
 #define KESTREL_BITOPS_H
