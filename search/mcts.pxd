@@ -10,8 +10,6 @@
 from search.mcts_state cimport MCTSState, MCTSShared
 
 cdef void shared_reset(MCTSShared* shared, int helpers) noexcept nogil
-cdef void helpers_not_started(MCTSShared* shared, int count) noexcept nogil
-cdef void stop_helpers(MCTSShared* shared) noexcept nogil     # raise their stop, wait until all are out
 cdef void mcts_search(MCTSState* s) noexcept nogil
 cdef void mcts_helper(MCTSState* s) noexcept nogil
 # `verified_move`'s check of the tree's favourite against the root's latest search (the main

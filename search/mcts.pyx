@@ -242,11 +242,6 @@ cdef void shared_reset(MCTSShared* shared, int helpers) noexcept nogil:
     shared.root_search = 0
 
 
-cdef void helpers_not_started(MCTSShared* shared, int count) noexcept nogil:
-    """`count` helpers counted by shared_reset will not run after all (their thread did not start)."""
-    add_int(&shared.helpers_running, -count)
-
-
 cdef void stop_helpers(MCTSShared* shared) noexcept nogil:
     """Tell the helpers to stop (a leaf search of theirs sees it too) and wait until they have
     left the tree, so that the last report and the move are taken from a quiet tree."""

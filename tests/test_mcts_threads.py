@@ -58,7 +58,7 @@ def mates(fen: str, pv: list[str], moves: int) -> bool:
 # (fen, leaf mode, leaf depth) -> (best move, playouts, nodes, pool used, visits of the first six
 # root children), for 3000 playouts with seed 7 and c_puct 0.35.  First recorded from the code
 # before threads were added (2c3d12f), which the threaded code matched exactly (517849f); then
-# re-recorded with the session-6 evaluation (9bddfe4), which changes every leaf value.  A change
+# re-recorded with the evaluation terms of 9bddfe4, which change every leaf value.  A change
 # to the single-thread walk (virtual loss, expansion stages, atomics) shows up here.
 BEFORE_THREADS = {
     (START, "eval", 2): ("g2g3", 3000, 65264, 63474, [777, 7, 58, 8, 19, 14]),
