@@ -13,10 +13,10 @@ File layout (every number little-endian)::
     8       4     u32 inputs = 768
     12      4     u32 hidden N (16 .. 1024, a multiple of 16)
     16      4     u32 activation: 1 = SCReLU (the only one defined)
-    20      4     i32 QA (255): the quantisation of the first layer, and the clamp's top
+    20      4     i32 QA (255; 1 .. 32767): the quantisation of the first layer, and the clamp's top
     24      4     i32 QB: the quantisation of the output weights (64 .. 32767, chosen per net)
-    28      4     i32 scale (400): centipawns per unit of the float output
-    32      4     u32 description length L
+    28      4     i32 scale (400; 1 .. 2**21): centipawns per unit of the float output
+    32      4     u32 description length L (at most 65536)
     36      L     the description, UTF-8 (how the net was made: the training command, data, epochs)
     36+L          int16 feature_weights[768][N]   weight of feature f to hidden unit j at f*N + j
                   int16 feature_bias[N]
@@ -81,7 +81,8 @@ from array import array
 from dataclasses import dataclass
 from pathlib import Path
 
-from eval.nnue_architecture import HIDDEN_MAX, HIDDEN_MIN, HIDDEN_STEP, INPUTS
+from eval.input_files import open_regular_file, read_exactly
+from eval.nnue_architecture import HIDDEN_MAX, HIDDEN_MIN, HIDDEN_STEP, INPUTS, QA_MAX, QB_MAX, SCALE_MAX
 
 MAGIC = b"KNUE"
 VERSION = 1
@@ -89,6 +90,9 @@ ACTIVATION_SCRELU = 1
 QA = 255
 QB = 64          # the output scale of weights at the clip; the trainer picks a finer one per net
 SCALE = 400
+# A description is a command line and a few words; the bound keeps a damaged length from
+# declaring gigabytes that would be read before the checksum could refuse them.
+DESCRIPTION_MAX = 1 << 16
 # The trainer keeps float weights within this, so the int16 accumulators cannot overflow.
 WEIGHT_CLIP = 1.98
 
@@ -119,6 +123,13 @@ def check_hidden(hidden: int) -> None:
                          f"and a multiple of {HIDDEN_STEP}")
 
 
+def check_constants(qa: int, qb: int, scale: int) -> None:
+    """ValueError unless the engine accepts these quantisation constants (the bounds of the C ``Network``)."""
+    if not (1 <= qa <= QA_MAX and 1 <= qb <= QB_MAX and 1 <= scale <= SCALE_MAX):
+        raise ValueError(f"QA must be 1..{QA_MAX}, QB 1..{QB_MAX} and scale 1..{SCALE_MAX}, "
+                         f"not {qa}, {qb}, {scale}")
+
+
 def _int16_le(values: array[int]) -> bytes:
     """The little-endian bytes of an int16 array, on any host."""
     if sys.byteorder == "little":
@@ -147,9 +158,9 @@ def _validate(params: NetParameters) -> None:
             raise ValueError(f"{name} has {len(values)} values, expected {size} for hidden size {params.hidden}")
     if not -2**31 <= params.output_bias < 2**31:
         raise ValueError(f"output_bias {params.output_bias} does not fit in int32")
-    for name, value in (("qa", params.qa), ("qb", params.qb), ("scale", params.scale)):
-        if not 0 < value < 2**31:
-            raise ValueError(f"{name} must be a positive int32, not {value}")
+    check_constants(params.qa, params.qb, params.scale)
+    if len(params.description.encode("utf-8")) > DESCRIPTION_MAX:
+        raise ValueError(f"the description is longer than {DESCRIPTION_MAX} bytes")
 
 
 def net_bytes(params: NetParameters) -> bytes:
@@ -176,37 +187,70 @@ def write_net(path: str | Path, params: NetParameters) -> None:
 
 def read_net(source: str | Path | bytes | bytearray | memoryview) -> NetParameters:
     """A net from a file path or from the file's bytes; ValueError naming the problem if it is not a
-    valid version-1 net."""
+    valid version-1 net, OSError if the file cannot be opened.
+
+    A path must name a regular file (``eval/input_files.py``).  Its header is read and checked
+    first; then exactly the bytes it declares are read, and only if the file's size is that: no
+    more than the largest net's size is ever read, whatever the file holds.
+    """
     if isinstance(source, (str, Path)):
-        data = Path(source).read_bytes()
-        where = f"{source}: "
-    else:
-        data = bytes(source)
-        where = ""
-    if len(data) < len(MAGIC):
-        raise ValueError(f"{where}not a Kestrel NNUE net file: {len(data)} bytes")
-    if data[:4] != MAGIC:
-        raise ValueError(f"{where}bad magic {data[:4]!r} (expected {MAGIC!r}): not a Kestrel NNUE net file")
-    if len(data) < _HEADER.size:
-        raise ValueError(f"{where}truncated: {len(data)} bytes, shorter than the {_HEADER.size}-byte header")
-    _, version, inputs, hidden, activation, qa, qb, scale, length = _HEADER.unpack_from(data, 0)
+        return _parse(_read_net_file(source), f"{source}: ")
+    data = bytes(source)
+    _check_size(data[:_HEADER.size], len(data), "")
+    return _parse(data, "")
+
+
+def _read_net_file(path: str | Path) -> bytes:
+    """The bytes of the net file at `path`, read after its header and its size are found right."""
+    where = f"{path}: "
+    file, size = open_regular_file(path)
+    with file:
+        head = read_exactly(file, _HEADER.size)
+        if len(head) < min(size, _HEADER.size):
+            raise ValueError(f"{where}the file got shorter while it was read")
+        expected = _check_size(head, size, where)
+        data = head + read_exactly(file, expected - len(head))
+    if len(data) != expected:
+        raise ValueError(f"{where}the file got shorter while it was read")
+    return data
+
+
+def _check_size(head: bytes, size: int, where: str) -> int:
+    """The file size that the header `head` (a file's first bytes) declares, if the file's `size` is
+    that; ValueError naming the first problem of the header or the size."""
+    if size < len(MAGIC):
+        raise ValueError(f"{where}not a Kestrel NNUE net file: {size} bytes")
+    if head[:4] != MAGIC:
+        raise ValueError(f"{where}bad magic {head[:4]!r} (expected {MAGIC!r}): not a Kestrel NNUE net file")
+    if size < _HEADER.size:
+        raise ValueError(f"{where}truncated: {size} bytes, shorter than the {_HEADER.size}-byte header")
+    _, version, inputs, hidden, activation, qa, qb, scale, length = _HEADER.unpack_from(head, 0)
     if version != VERSION:
         raise ValueError(f"{where}unsupported version {version} (this reader knows version {VERSION})")
     if inputs != INPUTS:
         raise ValueError(f"{where}wrong input count {inputs}, expected {INPUTS}")
     try:
         check_hidden(hidden)
+        check_constants(qa, qb, scale)
     except ValueError as error:
         raise ValueError(f"{where}{error}") from None
     if activation != ACTIVATION_SCRELU:
         raise ValueError(f"{where}unknown activation {activation} (1 = SCReLU is the only one defined)")
-    if qa <= 0 or qb <= 0 or scale <= 0:
-        raise ValueError(f"{where}QA, QB and scale must be positive, not {qa}, {qb}, {scale}")
-    expected = _HEADER.size + length + 2 * (INPUTS * hidden + hidden + 2 * hidden) + 4 + 4
-    if len(data) < expected:
-        raise ValueError(f"{where}truncated: {len(data)} bytes, expected {expected} for hidden size {hidden}")
-    if len(data) > expected:
-        raise ValueError(f"{where}{len(data) - expected} trailing bytes after the checksum")
+    if length > DESCRIPTION_MAX:
+        raise ValueError(f"{where}the header declares a description of {length} bytes, more than the "
+                         f"{DESCRIPTION_MAX} allowed: the file is damaged")
+    expected: int = _HEADER.size + length + 2 * (INPUTS * hidden + hidden + 2 * hidden) + 4 + 4
+    if size < expected:
+        raise ValueError(f"{where}truncated: {size} bytes, expected {expected} for hidden size {hidden}")
+    if size > expected:
+        raise ValueError(f"{where}{size - expected} trailing bytes after the checksum")
+    return expected
+
+
+def _parse(data: bytes, where: str) -> NetParameters:
+    """The net in `data`, whose header and size `_check_size` has found right: checksum, then fields."""
+    expected = len(data)
+    _, _, _, hidden, _, qa, qb, scale, length = _HEADER.unpack_from(data, 0)
     (stored,) = _UINT32.unpack_from(data, expected - 4)
     computed = zlib.crc32(memoryview(data)[:expected - 4])
     if stored != computed:

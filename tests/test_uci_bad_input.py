@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import random
+import re
+import struct
 import subprocess
+from pathlib import Path
 
 import chess
+import chess.polyglot
 import pytest
 from conftest import ENGINE_COMMAND, REPO, UciProcess, bestmoves, info_strings
+from net_files import constant_net_file
 
 AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+CONSTANT_CP = 1235      # what the constant net says about every position, for the side to move
 
 
 def position_fen(engine: UciProcess) -> str:
@@ -139,6 +146,82 @@ def test_perft_of_a_fen_whose_counters_overflow() -> None:
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr == ("kestrel perft: bad FEN: half-move clock and move number must be between 0 and "
                              "100000, not '0 99999999999'\n")
+
+
+# Net and book paths that are no file: each is refused at once, and the engine keeps serving.
+
+def no_files(tmp_path: Path) -> list[tuple[str, str]]:
+    """(path, the kind the refusal names): none may be opened, or the engine would wait or read forever."""
+    fifo = tmp_path / "named.fifo"
+    os.mkfifo(fifo)
+    folder = tmp_path / "folder.bin"
+    folder.mkdir()
+    # /dev/stdin is the engine's own command pipe: reading it would eat the GUI's next commands.
+    return [(str(fifo), "FIFO"), (str(folder), "directory"), ("/dev/zero", "character device"),
+            ("/dev/stdin", "FIFO")]
+
+
+def depth_one_score(engine: UciProcess) -> int:
+    engine.send("position startpos", "go depth 1")
+    lines = engine.read_until("bestmove")
+    scores = [int(m.group(1)) for line in lines if (m := re.search(r" score cp (-?\d+)", line))]
+    assert scores, lines
+    return scores[-1]
+
+
+def test_an_eval_file_that_is_no_file_leaves_the_built_in_net(engine: UciProcess, tmp_path: Path) -> None:
+    constant = constant_net_file(tmp_path / "constant.nnue", CONSTANT_CP)
+    for path, kind in no_files(tmp_path):
+        assert answer_to(engine, f"setoption name EvalFile value {constant}") == \
+            [f"EvalFile '{constant}' loaded: 16 hidden units"]
+        assert depth_one_score(engine) == -CONSTANT_CP
+        # answer_to sends isready: it fails unless readyok comes (within its 20 s).
+        reply = answer_to(engine, f"setoption name EvalFile value {path}")
+        assert len(reply) == 1 and reply[0].startswith(f"EvalFile '{path}' cannot be used"), reply
+        assert "not a regular file" in reply[0] and kind in reply[0], reply
+        assert reply[0].endswith("the built-in net takes its place")
+        assert depth_one_score(engine) != -CONSTANT_CP, path
+    engine.send("position startpos moves e2e4", "go depth 3")
+    assert chess.Move.from_uci(bestmoves(engine.read_until("bestmove"))[0].split()[1]) in \
+        chess.Board(AFTER_E4).legal_moves
+
+
+def test_a_fifo_eval_file_during_a_search_then_stop_and_quit(engine: UciProcess, tmp_path: Path) -> None:
+    fifo = tmp_path / "net.fifo"
+    os.mkfifo(fifo)
+    engine.send("position startpos", "go infinite")
+    engine.read_until("info depth")
+    engine.send(f"setoption name EvalFile value {fifo}", "stop")
+    lines = engine.read_until("bestmove")
+    assert any("not a regular file" in line for line in info_strings(lines)), lines
+    engine.send("quit")
+    assert engine.wait_exit(20) == 0
+    assert "Traceback" not in engine.stderr
+
+
+def one_move_book(path: Path) -> Path:
+    """A Polyglot book with one entry: 1. e4 from the start position."""
+    move = chess.Move.from_uci("e2e4")
+    raw = move.to_square | (move.from_square << 6)
+    path.write_bytes(struct.pack(">QHHI", chess.polyglot.zobrist_hash(chess.Board()), raw, 1, 0))
+    return path
+
+
+def test_a_book_file_that_is_no_file_leaves_no_book(engine: UciProcess, tmp_path: Path) -> None:
+    book = one_move_book(tmp_path / "book.bin")
+    engine.send("setoption name OwnBook value true", "debug on")    # debug: the missing book is reported
+    for path, kind in no_files(tmp_path):
+        assert answer_to(engine, f"setoption name BookFile value {book}") == [f"BookFile = {book}"]
+        engine.send("position startpos", "go wtime 10000 btime 10000")
+        assert "book move e2e4" in info_strings(engine.read_until("bestmove"))
+        echo, *reply = answer_to(engine, f"setoption name BookFile value {path}")
+        assert echo == f"BookFile = {path}"
+        assert len(reply) == 1 and reply[0].startswith(f"BookFile '{path}' cannot be read"), reply
+        assert "not a regular file" in reply[0] and kind in reply[0] and reply[0].endswith("no book in use"), reply
+        engine.send("position startpos", "go wtime 10000 btime 10000")
+        lines = engine.read_until("bestmove")
+        assert "OwnBook is on but no BookFile is loaded" in info_strings(lines), path
+        assert not any(line.startswith("book move") for line in info_strings(lines))
 
 
 # The fuzz test: random bytes, mangled commands and shuffled protocol words.

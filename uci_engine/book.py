@@ -8,6 +8,8 @@ from collections.abc import Collection
 import chess
 import chess.polyglot
 
+from eval.input_files import regular_file_size
+
 
 class OpeningBook:
     """The book named by the BookFile option; `choose` draws a move weighted by the book's counts."""
@@ -27,7 +29,10 @@ class OpeningBook:
         self.close()
         if not path:
             return
-        # open_reader mmaps the file: a missing file is OSError, an empty one ValueError.
+        # Only a regular file is opened: python-chess's open would wait forever on a FIFO (or on
+        # /dev/stdin, eating the GUI's commands). It maps the file, reading only what lookups touch,
+        # and refuses a size that is not a whole number of 16-byte entries.
+        regular_file_size(path)
         self._reader = chess.polyglot.open_reader(path)
         self.path = path
 

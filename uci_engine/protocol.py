@@ -277,9 +277,10 @@ class UciEngine:
         if option.name == "BookFile":
             try:
                 self._book.open(str(option.value))
-            except (OSError, ValueError) as exc:
+            except Exception as exc:  # any failure (MemoryError too) leaves no book, never a stale one
+                reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
                 self.out.info_string(f"BookFile {shown(str(option.value), 200)} cannot be read "
-                                     f"({type(exc).__name__}: {exc}); no book in use")
+                                     f"({reason}); no book in use")
         elif option.name == "Clear Hash":
             self._clear_pending = True
         elif option.name == "EvalFile":
