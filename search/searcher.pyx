@@ -9,6 +9,7 @@ threads of a search with Threads > 1 included: they live in a ThreadPool between
 
 import os
 
+cimport cython
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
 from cpython.pythread cimport (
     PyThread_allocate_lock, PyThread_free_lock, PyThread_acquire_lock, PyThread_release_lock, WAIT_LOCK,
@@ -96,6 +97,10 @@ cdef void run_pool_task(void* owner, int index) noexcept nogil:
         (<Searcher>owner)._watch_clock()
 
 
+# A searcher in a reference cycle (its on_info callback reaching back to its owner) is freed by
+# the garbage collector, which would first clear its object fields: __dealloc__ then found its
+# pool gone.  Not cleared, the pool is still there to close its threads.
+@cython.no_gc_clear
 cdef class Searcher:
     """What both searchers share: options, stop/ponderhit, helper threads, and the shape of a search."""
 
@@ -248,7 +253,8 @@ cdef class Searcher:
 
     cdef void _free_helpers(self):
         cdef int i
-        self.pool.close()           # the threads first: none may run on a freed state
+        if self.pool is not None:
+            self.pool.close()       # the threads first: none may run on a freed state
         for i in range(self.helper_count):
             free_search_state(self.helpers[i])
         PyMem_Free(self.helpers)

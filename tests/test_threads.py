@@ -316,3 +316,31 @@ def test_search_job_clock_runs_from_the_arrival_of_go() -> None:
     times = [info.time for info in infos if isinstance(info, SearchInfo)]
     assert times and times[0] >= 3000, times
     assert buffer.getvalue().decode().startswith("bestmove ")
+
+
+def test_a_searcher_in_a_reference_cycle_is_collected_without_a_crash() -> None:
+    """The garbage collector frees a searcher whose callback reaches back to it; its helper threads
+    must still be joined then (a cleared pool field crashed the process).  Run in a child process,
+    so that a crash fails this test instead of ending the test run."""
+    import subprocess
+    import sys
+    script = (
+        "import gc\n"
+        "from search.alphabeta_searcher import AlphaBetaSearcher\n"
+        "from search.mcts_searcher import MCTSSearcher\n"
+        "from search.board.position import Position\n"
+        "from search.limits import SearchLimits\n"
+        "for kind in (AlphaBetaSearcher, MCTSSearcher):\n"
+        "    for _ in range(3):\n"
+        "        class Held(kind):\n"
+        "            pass\n"
+        "        searcher = Held(hash_mb=1)\n"
+        "        searcher.threads = 3\n"
+        "        searcher.itself = searcher\n"
+        "        searcher.search(Position(), SearchLimits(nodes=2000))\n"
+        "        del searcher\n"
+        "        gc.collect()\n"
+        "print('collected')\n"
+    )
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0 and result.stdout.strip() == "collected", result.stderr
