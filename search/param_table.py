@@ -56,10 +56,6 @@ SEARCH_PARAMS: dict[str, SearchParam] = {
     # Aspiration windows.
     "aspiration_min_depth": SearchParam(5, 2, 10, "first iteration searched with a window"),
     "aspiration_delta": SearchParam(18, 5, 60, "half-width of the first window in centipawns"),
-    # Correction history: the static evaluation corrected by what searches of positions with the
-    # same pawns found (grains of 1/correction_grain centipawn, a running average per entry).
-    "correction_weight_max": SearchParam(16, 4, 64, "the most a depth's update weighs, of 256"),
-    "correction_limit": SearchParam(96, 16, 256, "the largest correction in centipawns"),
     # Quiescence.
     "delta_margin": SearchParam(200, 50, 500, "a capture that cannot lift the eval to alpha by this is skipped"),
     # Time management (search/timeman.pyx).  The plan: the clock is shared over the moves the game

@@ -26,8 +26,6 @@ cdef struct SearchParams:
     int lmr_history_divisor          # history / this is taken off the reduction
     int aspiration_min_depth         # first iteration searched with a window
     int aspiration_delta             # half-width of the first window in centipawns
-    int correction_weight_max        # the most a depth's update weighs, of 256
-    int correction_limit             # the largest correction in centipawns
     int delta_margin                 # a capture that cannot lift the eval to alpha by this is skipped
     # End of the generated fields.
     int lmr_table[64][64]     # base reductions by depth and moves searched, from lmr_base and lmr_divisor

@@ -11,11 +11,6 @@ from search.tbprobe cimport TablebaseProbing
 from eval.evaluator cimport Evaluator
 
 
-cdef enum:
-    CORRECTION_SIZE = 16384    # entries per side: a power of two, indexed by the pawn hash's top bits
-    CORRECTION_GRAIN = 256     # a centipawn is this many units of a stored correction
-
-
 cdef struct SearchConfig:
     # Each technique can be switched off: tests compare the full searcher with the
     # reference minimax, and matches measure what each one is worth.
@@ -32,7 +27,6 @@ cdef struct SearchConfig:
     bint quiescence_tt          # quiescence takes the TT's move and cutoffs, and stores its results
     bint aspiration
     bint node_time_management   # a clock search stops sooner the larger the best move's share of nodes
-    bint correction_history     # the static evaluation corrected per pawn structure by past searches
 
 
 # Where every searcher starts: every technique on (each was adopted by an SPRT; one that lost is
@@ -53,7 +47,6 @@ cdef inline SearchConfig adopted_config() noexcept nogil:
     config.quiescence_tt = True
     config.aspiration = True
     config.node_time_management = True
-    config.correction_history = True
     return config
 
 
@@ -91,9 +84,6 @@ cdef struct SearchState:
     int best_move_changes
 
     int history[2][64][64]
-    # Per side to move and pawn-structure hash: how far searches found the static evaluation
-    # off, in 1/CORRECTION_GRAIN centipawns (search/correction.pxd).
-    int correction[2][CORRECTION_SIZE]
     Move killers[MAX_PLY + 2][2]
     Move counter_moves[12][64]
     Move pv_table[MAX_PLY + 1][MAX_PLY + 1]
