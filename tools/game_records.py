@@ -87,11 +87,14 @@ class Filters:
     max_abs_score: int = CP_LIMIT     # mates are never kept: their scores are not centipawns
 
     def keeps(self, sample: Sample) -> bool:
-        return (sample.ply >= self.min_ply
-                and not sample.flags & FLAG_MATE
-                and (self.keep_checks or not sample.flags & FLAG_IN_CHECK)
-                and (self.keep_noisy or not sample.flags & FLAG_NOISY)
-                and abs(sample.score) <= self.max_abs_score)
+        return self.keeps_flags(sample.ply, sample.score, sample.flags)
+
+    def keeps_flags(self, ply: int, score: int, flags: int) -> bool:
+        return (ply >= self.min_ply
+                and not flags & FLAG_MATE
+                and (self.keep_checks or not flags & FLAG_IN_CHECK)
+                and (self.keep_noisy or not flags & FLAG_NOISY)
+                and abs(score) <= self.max_abs_score)
 
 
 def encode_score(kind: str, value: int) -> int:
@@ -216,30 +219,35 @@ def is_capture(position: Any, uci: str) -> bool:
     return bool(position.piece_at(_square(uci[:2])) in ("P", "p") and uci[0] != uci[2])
 
 
-def samples(game: Game) -> Iterator[Sample]:
-    """The searched positions of a game, replayed with the core's ``Position``."""
+def _replay(game: Game) -> Iterator[tuple[Any, int, int, int, int]]:
+    """(position, ply, score, result, flags) of each searched position of a game, replayed with the
+    core's ``Position``: the position object is the same one, moved on after each step."""
     from search.board.position import Position
     position = Position(game.start_fen)
     for ply, (move, score) in enumerate(zip(game.moves, game.scores, strict=True)):
-        fen = position.fen()
         flags = FLAG_IN_CHECK if position.is_check() else 0
         if len(move) == 5 or is_capture(position, move):
             flags |= FLAG_NOISY
         if is_mate_score(score):
             flags |= FLAG_MATE
-        white = position.turn
-        result = game.result if white else RESULT_WIN - game.result
-        yield Sample(fen, score, result, ply, flags)
+        result = game.result if position.turn else RESULT_WIN - game.result
+        yield position, ply, score, result, flags
         if not position.is_legal(move):
             raise ValueError(f"illegal move {move} at ply {ply} of a game from {game.start_fen}")
         position.push(move)
 
 
+def samples(game: Game) -> Iterator[Sample]:
+    """The searched positions of a game, with their FENs."""
+    for position, ply, score, result, flags in _replay(game):
+        yield Sample(position.fen(), score, result, ply, flags)
+
+
 def to_training_records(games: Iterable[Game], filters: Filters) -> Iterator[bytes]:
     """The .kpos records of the positions the filters keep, game by game."""
     for game in games:
-        yield b"".join(pack(sample.fen, sample.score, sample.result)
-                       for sample in samples(game) if filters.keeps(sample))
+        yield b"".join(pack(position, score, result) for position, ply, score, result, flags in _replay(game)
+                       if filters.keeps_flags(ply, score, flags))
 
 
 def training_array(path: str, filters: Filters) -> Any:

@@ -28,13 +28,17 @@ import struct
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from tools.arguments import ToolParser, fail, non_negative_int, parse, readable_file
+
+if TYPE_CHECKING:
+    from search.board.position import Position
 
 RECORD_SIZE = 32
 MAX_PIECES = 32
 PIECE_CODES = 12
+EMPTY = PIECE_CODES             # the code of an empty square in Position.squares()
 NO_SQUARE = 64
 RESULT_LOSS, RESULT_DRAW, RESULT_WIN = 0, 1, 2
 PIECE_LETTERS = "PNBRQKpnbrqk"
@@ -54,46 +58,31 @@ class Record:
     result: int
 
 
-def pack(fen: str, score: int, result: int) -> bytes:
-    """The 32 bytes of one record; ValueError on a FEN this format cannot hold."""
-    fields = fen.split()
-    if len(fields) < 4:
-        raise ValueError(f"not a FEN: {fen!r}")
-    placement, turn, castling, ep = fields[:4]
-    halfmove = int(fields[4]) if len(fields) > 4 else 0
-    fullmove = int(fields[5]) if len(fields) > 5 else 1
-    ranks = placement.split("/")
-    if len(ranks) != 8:
-        raise ValueError(f"not a FEN: {fen!r}")
-    by_square: dict[int, int] = {}
-    for rank_index, rank_text in enumerate(ranks):
-        rank, file = 7 - rank_index, 0
-        for char in rank_text:
-            if char.isdigit():
-                file += int(char)
-                continue
-            code = PIECE_LETTERS.find(char)
-            if code < 0 or file > 7:
-                raise ValueError(f"not a FEN: {fen!r}")
-            by_square[rank * 8 + file] = code
-            file += 1
-    occupied = sum(1 << square for square in by_square)
-    # The nibbles follow the squares in increasing order, not the FEN's reading order.
-    codes = [by_square[square] for square in sorted(by_square)]
-    if len(codes) > 32:
-        raise ValueError(f"more than 32 pieces: {fen!r}")
+def pack(position: Position | str, score: int, result: int) -> bytes:
+    """The 32 bytes of one record of a core ``Position`` (or a FEN, which the core reads: ValueError
+    when it is not a position this format can hold)."""
+    if isinstance(position, str):
+        from search.board.position import Position
+        position = Position(position)
+    occupied = 0
+    codes = []
+    # The nibbles follow the squares in increasing order.
+    for square, code in enumerate(position.squares()):
+        if code != EMPTY:
+            occupied |= 1 << square
+            codes.append(code)
+    if len(codes) > MAX_PIECES:
+        raise ValueError(f"more than {MAX_PIECES} pieces: {position.fen()!r}")
     nibbles = bytearray(16)
     for index, code in enumerate(codes):
         nibbles[index >> 1] |= code << (4 * (index & 1))
-    flags = sum(1 << bit for bit, letter in enumerate(CASTLING_LETTERS) if letter in castling)
-    if turn == "b":
-        flags |= BLACK_TO_MOVE
-    ep_square = NO_SQUARE if ep == "-" else (ord(ep[0]) - ord("a")) + 8 * (int(ep[1]) - 1)
+    flags = position.castling_rights | (0 if position.turn else BLACK_TO_MOVE)
     score = max(-32767, min(32767, int(score)))
     if result not in (RESULT_LOSS, RESULT_DRAW, RESULT_WIN):
         raise ValueError(f"result must be 0, 1 or 2, not {result!r}")
     return (_HEAD.pack(occupied) + bytes(nibbles)
-            + _TAIL.pack(score, result, flags, ep_square, min(halfmove, 255), fullmove & 0xFFFF))
+            + _TAIL.pack(score, result, flags, position.ep_square, min(position.halfmove_clock, 255),
+                         position.fullmove_number & 0xFFFF))
 
 
 def unpack(data: bytes | memoryview) -> Record:

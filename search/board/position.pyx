@@ -217,6 +217,25 @@ cdef class Position:
         cdef int piece = self.board.squares[square & 63]
         return None if piece == NO_PIECE else "PNBRQKpnbrqk"[piece]
 
+    def squares(self) -> bytes:
+        """The piece code of every square, a1 first: 0-5 White's pawn .. king, 6-11 Black's, 12 empty
+        (the codes of ``piece_at``'s letters "PNBRQKpnbrqk")."""
+        cdef unsigned char codes[64]
+        cdef int square
+        for square in range(64):
+            codes[square] = <unsigned char>self.board.squares[square]
+        return codes[:64]
+
+    @property
+    def castling_rights(self) -> int:
+        """The castling rights as bits: 1 White short, 2 White long, 4 Black short, 8 Black long."""
+        return self.board.castling
+
+    @property
+    def ep_square(self) -> int:
+        """The en-passant target square when an en-passant capture is legal, else 64 (as in the FEN)."""
+        return self.board.ep_square
+
     def piece_counts(self) -> Dict[str, int]:
         """How many pieces of each kind are on the board, by FEN letter (``"P"`` .. ``"K"`` White's,
         ``"p"`` .. ``"k"`` Black's), every letter present."""
