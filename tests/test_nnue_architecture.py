@@ -4,7 +4,6 @@ the ones the spec (eval/nnue_file.py) writes down."""
 
 from __future__ import annotations
 
-import random
 from array import array
 from typing import Any
 
@@ -12,6 +11,7 @@ import chess
 import numpy as np
 import pytest
 from nnue_reference import reference_features
+from random_play import random_boards
 
 from eval import nnue_architecture as arch
 from eval.nnue import Network
@@ -55,22 +55,8 @@ def test_the_engine_accepts_the_constants_up_to_the_architectures_bounds(name: s
         Network(**{**network_arguments(16), name: 0})
 
 
-def random_boards(count: int, seed: int) -> list[chess.Board]:
-    rng = random.Random(seed)
-    boards = []
-    for _ in range(count):
-        board = chess.Board()
-        for _ in range(rng.randrange(120)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-        boards.append(board)
-    return boards
-
-
 def test_a_positions_active_features_are_the_specs() -> None:
-    for board in random_boards(40, seed=5):
+    for board in random_boards(40, seed=5, max_plies=120):
         white, black, stm = arch.active_features(Position(board.fen()))
         expected_white, expected_black = reference_features(board)
         assert sorted(white) == sorted(expected_white) and sorted(black) == sorted(expected_black)
@@ -79,7 +65,7 @@ def test_a_positions_active_features_are_the_specs() -> None:
 
 
 def test_the_trainers_kernels_decode_the_same_features() -> None:
-    boards = random_boards(30, seed=9)
+    boards = random_boards(30, seed=9, max_plies=120)
     records = np.frombuffer(b"".join(pack(board.fen(), 0, 1) for board in boards), dtype=np.uint8)
     records = records.reshape(len(boards), RECORD_SIZE)
     white = np.zeros((len(boards), arch.MAX_ACTIVE), dtype=np.int32)

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import random
-
 import chess
+from random_play import random_boards
 
 from search.board.position import Position
 from search.wdl import material_of
@@ -12,22 +11,8 @@ from search.wdl import material_of
 VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
 
 
-def random_boards(count: int, seed: int) -> list[chess.Board]:
-    rng = random.Random(seed)
-    boards = []
-    for _ in range(count):
-        board = chess.Board()
-        for _ in range(rng.randrange(160)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-        boards.append(board)
-    return boards
-
-
 def test_piece_counts_are_python_chess_counts() -> None:
-    for board in random_boards(40, seed=3):
+    for board in random_boards(40, seed=3, max_plies=160):
         counts = Position(board.fen()).piece_counts()
         assert set(counts) == set("PNBRQKpnbrqk")
         for letter, count in counts.items():
@@ -38,7 +23,7 @@ def test_piece_counts_are_python_chess_counts() -> None:
 def test_material_counts_both_sides_without_kings() -> None:
     assert material_of(Position()) == 78
     assert material_of(Position("4k3/8/8/8/8/8/8/4K3 w - - 0 1")) == 0
-    for board in random_boards(40, seed=4):
+    for board in random_boards(40, seed=4, max_plies=160):
         expected = sum(VALUES[piece.piece_type] for piece in board.piece_map().values())
         assert material_of(Position(board.fen())) == expected, board.fen()
 
