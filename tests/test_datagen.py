@@ -404,3 +404,14 @@ def test_progress_never_shows_a_negative_time_left(capsys: pytest.CaptureFixture
     progress.started -= 10
     progress.update(150, 3, force=True)
     assert "ETA 0h00m" in capsys.readouterr().err
+
+
+def test_the_engines_tables_end_games_they_know() -> None:
+    from dataclasses import replace
+    settings = replace(FAST, syzygy=str(REPO_ROOT.parent / "shared" / "data" / "syzygy"))
+    assert datagen._tablebase_result(Position("8/8/8/4k3/8/8/8/K6Q w - - 0 1"), settings) == RESULT_WIN
+    assert datagen._tablebase_result(Position("8/8/8/4k3/8/8/8/K6Q b - - 0 1"), settings) == RESULT_LOSS
+    assert datagen._tablebase_result(Position("8/8/8/4k3/8/8/8/K6N w - - 0 1"), settings) == RESULT_DRAW
+    # Castling rights and six pieces are beyond the tables: the game goes on.
+    assert datagen._tablebase_result(Position("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1"), settings) is None
+    assert datagen._tablebase_result(Position("4k3/8/8/8/8/8/PPP5/R3K3 w - - 0 1"), settings) is None

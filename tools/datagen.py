@@ -129,13 +129,12 @@ def _tablebase_probe(settings: Settings) -> Any:
     return _PROBE
 
 
-def _tablebase_result(fen: str, settings: Settings) -> int | None:
+def _tablebase_result(position: Any, settings: Settings) -> int | None:
     """RESULT_* from the side to move's view when the tables know the position; None otherwise."""
-    placement, _, castling = fen.split()[:3]
-    if castling != "-" or sum(c.isalpha() for c in placement) > 5:
+    if position.castling_rights or sum(position.piece_counts().values()) > 5:
         return None                    # the tables hold no castling rights, and at most 5 pieces here
     try:
-        wdl = _tablebase_probe(settings)(fen)
+        wdl = _tablebase_probe(settings)(position.fen())
     except (OSError, ValueError, KeyError):      # a damaged table: play the game out
         return None
     if wdl is None:
@@ -203,7 +202,7 @@ def play_game(index: int, seed: int, settings: Settings) -> GameRecords:
             break
         white = position.turn
         if settings.syzygy:
-            table_result = _tablebase_result(position.fen(), settings)
+            table_result = _tablebase_result(position, settings)
             if table_result is not None:
                 white_result = table_result if white else RESULT_WIN - table_result
                 break
