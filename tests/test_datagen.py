@@ -229,6 +229,9 @@ def test_games_become_the_training_records_the_filters_keep(tmp_path: Path) -> N
     for record in records:
         assert not chess.Board(record.fen).is_check()
     assert len(list(read_records(str(every)))) == sum(1 for s in samples if not s.flags & game_records.FLAG_MATE)
+    summary = datagen.stats([shard])
+    assert (summary["games"], summary["positions"]) == (len(games), len(samples))
+    assert summary["white_wins"] + summary["draws"] + summary["black_wins"] == len(games)
 
 
 def test_local_workers_write_their_own_shards(tmp_path: Path) -> None:

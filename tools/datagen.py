@@ -52,10 +52,10 @@ from tools.game_records import (
     MATE_LIMIT,
     Filters,
     encode_score,
-    iter_games,
     pack_game,
     scan,
     training_array,
+    whole_games,
 )
 from tools.nnue_data import RECORD_SIZE, RESULT_DRAW, RESULT_LOSS, RESULT_WIN, first_bad_record, load_array
 
@@ -504,10 +504,7 @@ def stats(paths: list[str]) -> dict[str, float]:
     results = {RESULT_WIN: 0, RESULT_DRAW: 0, RESULT_LOSS: 0}
     for path in paths:
         if path.endswith(GAME_SUFFIX):
-            _, _, whole = scan(path)
-            with open(path, "rb") as handle:
-                data = handle.read(whole)
-            for game in iter_games(data):
+            for game in whole_games(path):
                 games += 1
                 results[game.result] += 1
                 positions += len(game.scores)

@@ -211,6 +211,18 @@ def read_games(path: str) -> Iterator[Game]:
     return iter_games(data)
 
 
+def whole_games(path: str) -> Iterator[Game]:
+    """The whole games of a file; a partial game at the end (a generator still writing, or killed
+    inside a write) is left out, with a note on stderr."""
+    import sys
+    games, _, whole = scan(path)
+    with open(path, "rb") as handle:
+        data = handle.read(whole)
+    if whole != os.path.getsize(path):
+        print(f"{path}: the bytes after game {games} are not a whole game; left out", file=sys.stderr)
+    return iter_games(data)
+
+
 def is_capture(position: Any, uci: str) -> bool:
     """Whether a legal move of ``position`` (a core ``Position``) captures, en passant included."""
     if position.piece_at(_square(uci[2:4])) is not None:
@@ -252,15 +264,7 @@ def to_training_records(games: Iterable[Game], filters: Filters) -> Iterator[byt
 
 def training_array(path: str, filters: Filters) -> Any:
     """The training records of a game file's whole games, as an (N, 32) uint8 numpy array: what
-    the merge writes and the trainer reads (numpy imported here).  A partial game at the end (a
-    generator still writing, or killed inside a write) is left out, with a note on stderr."""
-    import sys
-
+    the merge writes and the trainer reads (numpy imported here)."""
     import numpy as np
-    games, _, whole = scan(path)
-    with open(path, "rb") as handle:
-        data = handle.read(whole)
-    if whole != os.path.getsize(path):
-        print(f"{path}: the bytes after game {games} are not a whole game; left out", file=sys.stderr)
-    packed = b"".join(to_training_records(iter_games(data), filters))
+    packed = b"".join(to_training_records(whole_games(path), filters))
     return np.frombuffer(packed, dtype=np.uint8).reshape(-1, RECORD_SIZE)
