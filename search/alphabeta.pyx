@@ -265,15 +265,6 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
             static_eval = tt_score
 
     if not in_check and not pv_node and ply > 0:
-        # Razoring: so far below alpha that only a capture could help; when quiescence agrees,
-        # fail low without searching the quiet moves.
-        if (s.config.razoring and depth <= p.razor_max_depth
-                and static_eval + p.razor_margin * depth < alpha and alpha > -MATE_IN_MAX_PLY):
-            score = quiescence(s, alpha, alpha + 1, ply)
-            if s.stopped:
-                return 0
-            if score <= alpha:
-                return score
         # Reverse futility: far enough above beta that a shallow search will not fall back.
         if (s.config.reverse_futility and depth <= p.rfp_max_depth
                 and static_eval - p.rfp_margin * (depth - improving) >= beta

@@ -29,9 +29,6 @@ SEARCH_PARAMS: dict[str, SearchParam] = {
     # Reverse futility: a node whose static eval is this far above beta fails high at once.
     "rfp_max_depth": SearchParam(6, 2, 10, "deepest node reverse futility applies to"),
     "rfp_margin": SearchParam(85, 30, 200, "margin per ply of depth (less one ply when improving)"),
-    # Razoring: a node this far below alpha asks quiescence whether a capture saves it.
-    "razor_max_depth": SearchParam(3, 1, 6, "deepest node razoring applies to"),
-    "razor_margin": SearchParam(250, 100, 600, "static eval this far per ply below alpha asks quiescence"),
     # Null move.
     "nmp_min_depth": SearchParam(3, 2, 6, "shallowest node that tries a null move"),
     "nmp_base_reduction": SearchParam(3, 2, 5, "the null move's reduction before its depth term"),

@@ -6,8 +6,6 @@ cdef struct SearchParams:
     # Generated from search/param_table.py by write_params_pxd() (setup.py runs it): edit the table.
     int rfp_max_depth                # deepest node reverse futility applies to
     int rfp_margin                   # margin per ply of depth (less one ply when improving)
-    int razor_max_depth              # deepest node razoring applies to
-    int razor_margin                 # static eval this far per ply below alpha asks quiescence
     int nmp_min_depth                # shallowest node that tries a null move
     int nmp_base_reduction           # the null move's reduction before its depth term
     int nmp_depth_divisor            # one more ply of reduction per this many plies of depth

@@ -19,7 +19,6 @@ cdef struct SearchConfig:
     bint late_move_reductions
     bint internal_reduction     # one ply less at PV and cut nodes without a hash move
     bint reverse_futility       # static eval far above beta at depth <= 6: fail high
-    bint razoring               # static eval far below alpha at depth <= 3: quiescence decides
     bint futility               # quiet moves that cannot reach alpha at their reduced depth <= 6
     bint late_move_pruning      # the last quiet moves at depth <= 4
     bint see_pruning            # captures losing more than 80 * depth at depth <= 4
@@ -40,7 +39,6 @@ cdef inline SearchConfig adopted_config() noexcept nogil:
     config.late_move_reductions = True
     config.internal_reduction = True
     config.reverse_futility = True
-    config.razoring = True
     config.futility = True
     config.late_move_pruning = True
     config.see_pruning = True
