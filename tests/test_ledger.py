@@ -60,9 +60,10 @@ def test_command_runs_from_the_repository(row: dict[str, str]) -> None:
 def test_the_printer_shows_a_row_and_filters(capsys: pytest.CaptureFixture[str]) -> None:
     assert ledger.main(["--technique", "RAZORING"]) == 0
     out = capsys.readouterr().out
-    assert "ab-razoring-1" in out and "481-438-481" in out
+    assert "ab-razoring-1" in out and "481-438-481" in out and "ab-razoring-nnue4" in out
     assert "ab-probcut" not in out
-    assert out.rstrip().endswith("4 rows")
+    # Three runs and their pool with the weighted evaluation, one with the net.
+    assert out.rstrip().endswith("5 rows")
 
     assert ledger.main(["--id", "mc-", "--verdict", "rejected"]) == 0
     out = capsys.readouterr().out
