@@ -10,6 +10,7 @@ from typing import Any
 
 import chess
 import pytest
+import random_play
 from net_files import net_parameters, random_network, random_parameters
 from nnue_internals import IncrementalNnue, nnue_accumulators
 from nnue_reference import evaluate_reference
@@ -56,19 +57,9 @@ def reference_evaluate(p: dict[str, Any], board: chess.Board) -> int:
 
 def random_boards(count: int, seed: int, plies: int = 80) -> list[chess.Board]:
     """Positions of random games from a few starts (every kind of move happens in them)."""
-    rng = random.Random(seed)
-    boards = []
-    starts = [(START, False), (KIWIPETE, False), (PROMOTIONS, False), (EN_PASSANT, False), (CHESS960, True)]
-    while len(boards) < count:
-        fen, chess960 = starts[len(boards) % len(starts)]
-        board = chess.Board(fen, chess960=chess960)
-        for _ in range(rng.randrange(plies)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            board.push(rng.choice(moves))
-        boards.append(board)
-    return boards
+    starts = [chess.Board(START), chess.Board(KIWIPETE), chess.Board(PROMOTIONS), chess.Board(EN_PASSANT),
+              chess.Board(CHESS960, chess960=True)]
+    return random_play.random_boards(count, seed, plies, starts)
 
 
 def position_of(board: chess.Board) -> Position:
