@@ -79,16 +79,53 @@ def test_chess960_input_without_the_option_is_reported_and_handled(engine: UciPr
 # ---------------------------------------------------------------- strength levels
 
 def test_levels_weaken_steadily_and_skill_maps_onto_elo() -> None:
-    levels = [level_for_elo(elo) for elo in range(MIN_ELO, FULL_STRENGTH_ELO, 100)]
+    levels = [level_for_elo(elo) for elo in range(MIN_ELO, FULL_STRENGTH_ELO, 25)]
     assert all(level is not None for level in levels)
-    nodes = [level.nodes for level in levels if level]
-    margins = [level.margin for level in levels if level]
-    assert nodes == sorted(nodes) and nodes[0] < nodes[-1]
-    assert margins == sorted(margins, reverse=True)
-    assert level_for_elo(MAX_ELO) is None and level_for_elo(5) == level_for_elo(MIN_ELO)
+    for earlier, later in zip(levels, levels[1:], strict=False):
+        assert earlier and later
+        assert earlier.nodes < later.nodes                 # sees further as the level rises ...
+        assert earlier.temperature >= later.temperature    # ... and strays less, and less far
+        assert earlier.margin >= later.margin and earlier.lines >= later.lines
+    assert MAX_ELO == FULL_STRENGTH_ELO and level_for_elo(MAX_ELO) is None   # the range ends at full strength
+    assert level_for_elo(5) == level_for_elo(MIN_ELO)
+    assert level_for_elo(FULL_STRENGTH_ELO - 1) is not None
     assert elo_for_skill(0) == MIN_ELO and elo_for_skill(20) == FULL_STRENGTH_ELO
-    assert level_for_elo(FULL_STRENGTH_ELO) is None and level_for_elo(FULL_STRENGTH_ELO - 1) is not None
     assert [elo_for_skill(s) for s in range(21)] == sorted(elo_for_skill(s) for s in range(21))
+    steps = [b - a for a, b in zip(map(elo_for_skill, range(20)), map(elo_for_skill, range(1, 21)), strict=True)]
+    assert max(steps) - min(steps) <= 1                    # Skill Level spreads evenly over the curve
+
+
+def test_the_levels_grow_stronger_at_their_node_budgets() -> None:
+    """The expected share of tactics each level finds (ECM's first positions; the chance of playing
+    the key move, from the level's own search and choice) rises with the level.  The levels up to
+    about 30,000 nodes, so that CI can afford them; the games of docs/play.md cover the rest."""
+    from eval.networks import builtin_network
+    from search.alphabeta_searcher import AlphaBetaSearcher
+    from search.board.position import Position
+    from search.limits import SearchLimits
+    from tools.tactics import read_suite
+    from uci_engine.strength import LineCollector
+
+    suite = read_suite(REPO.parent / "shared" / "data" / "ecm.epd", 40)
+    network = builtin_network()
+    elos = [elo for elo in range(MIN_ELO, FULL_STRENGTH_ELO, 10)
+            if (level := level_for_elo(elo)) and level.nodes <= 30_000]
+    expected = []
+    for elo in (elos[0], elos[len(elos) // 3], elos[2 * len(elos) // 3], elos[-1]):
+        level = level_for_elo(elo)
+        assert level is not None
+        found = 0.0
+        for board, ops in suite:
+            searcher = AlphaBetaSearcher(hash_mb=4)
+            searcher.set_network(network)
+            searcher.multipv = level.lines
+            lines = LineCollector(lambda info: None, level.lines)
+            searcher.search(Position(board.fen()), SearchLimits(nodes=level.nodes), lines)
+            keys = {move.uci() for move in ops["bm"]} if isinstance(ops.get("bm"), list) else set()
+            found += sum(chance for each, chance in zip(lines.complete, level.chances(lines.complete), strict=True)
+                         if each.pv and each.pv[0] in keys)
+        expected.append(found)
+    assert expected == sorted(expected) and expected[0] < expected[-1] - 3, expected
 
 
 def line(multipv: int, cp: int, move: str) -> SearchInfo:
@@ -126,6 +163,55 @@ def test_limited_strength_searches_less_and_answers_legally(engine: UciProcess) 
     board.push_uci("e2e4")
     board.push_uci("e7e5")
     assert chess.Move.from_uci(lines[-1].split()[1]) in board.legal_moves
+
+
+def level_search(engine: UciProcess, *setup: str) -> list[str]:
+    """The info lines of one search at UCI_Elo 1700 after `setup`, in a fresh game."""
+    answer(engine, "setoption name UCI_LimitStrength value true", "setoption name UCI_Elo value 1700", *setup,
+           "ucinewgame")
+    engine.send("position startpos moves e2e4 c7c5 g1f3", "go wtime 60000 btime 60000")
+    lines = engine.read_until(lambda text: text.startswith("bestmove"))
+    return [text.split(" nps ")[0] + " pv" + text.split(" pv")[-1] for text in lines if " pv " in text]
+
+
+def test_a_level_searches_alike_with_any_threads_and_in_mcts_mode(engine: UciProcess) -> None:
+    """A level searches on one alpha-beta thread, so its play does not hang on thread timing:
+    the same lines with Threads 1, with Threads 4 and with SearchMode MCTS set."""
+    single = level_search(engine)
+    assert single and any(" multipv 2 " in text for text in single)
+    assert level_search(engine, "setoption name Threads value 4") == single
+    notes = info_strings(engine.seen)
+    assert any("one thread" in note and "Threads 4" in note for note in notes)
+    assert level_search(engine, "setoption name SearchMode value MCTS") == single
+    assert any("SearchMode MCTS" in note for note in info_strings(engine.seen))
+    # Full strength again: Threads 4 and MCTS apply (MCTS reports no multipv lines of its own).
+    answer(engine, "setoption name UCI_LimitStrength value false", "setoption name SearchMode value AlphaBeta")
+    engine.send("position startpos", "go nodes 20000")
+    assert engine.read_until(lambda text: text.startswith("bestmove"))
+
+
+@pytest.mark.parametrize("go", ["go wtime 300 btime 300", "go wtime 0 btime 0 winc 100 binc 100",
+                                "go movetime 30", "go wtime 40 btime 40 winc 10 binc 10"])
+def test_every_level_answers_within_its_clock(engine: UciProcess, go: str) -> None:
+    """Short clocks, increment only and movetime: a level answers in time at every number."""
+    for elo in (MIN_ELO, 1800, MAX_ELO - 1):
+        answer(engine, "setoption name UCI_LimitStrength value true", f"setoption name UCI_Elo value {elo}")
+        engine.send("position startpos moves d2d4 g8f6 c2c4", go)
+        started = time.monotonic()
+        lines = engine.read_until(lambda text: text.startswith("bestmove"))
+        budget = 0.3 if "movetime" not in go else 0.03
+        assert time.monotonic() - started < budget + 0.4, (elo, go)     # the budget, and the pipe's slack
+        assert lines[-1].split()[1] != "0000"
+
+
+def test_a_weak_level_moves_at_once_on_a_long_clock(engine: UciProcess) -> None:
+    """A weak player does not think for seconds about a move it plays at once: the level's node
+    budget ends its search long before the clock would."""
+    answer(engine, "setoption name UCI_LimitStrength value true", f"setoption name UCI_Elo value {MIN_ELO + 100}")
+    engine.send("position startpos moves e2e4 e7e5 g1f3", "go wtime 600000 btime 600000 winc 5000 binc 5000")
+    started = time.monotonic()
+    engine.read_until(lambda text: text.startswith("bestmove"))
+    assert time.monotonic() - started < 1.0
 
 
 # ---------------------------------------------------------------- tablebases
@@ -331,5 +417,30 @@ def test_lichess_bot_default_config_is_accepted_and_plays(tmp_path: Path) -> Non
             result = engine.play(board, limit, game=game, ponder=section["ponder"], info=chess.engine.INFO_ALL)
             assert result.move in board.legal_moves
             board.push(result.move)
+    finally:
+        engine.quit()
+
+
+@pytest.mark.slow
+def test_a_level_set_through_lichess_bot_uci_options_plays_a_game(tmp_path: Path) -> None:
+    """lichess-bot's `uci_options` with a level (UCI_LimitStrength, UCI_Elo 1700) next to its
+    defaults, applied through python-chess: a whole short game, every move legal and quick."""
+    options = {**LICHESS_BOT_DEFAULT_UCI_OPTIONS, "UCI_LimitStrength": True, "UCI_Elo": 1700}
+    engine = chess.engine.SimpleEngine.popen_uci([sys.executable, str(REPO / "uci_engine")], cwd=tmp_path,
+                                                 timeout=30)
+    try:
+        engine.configure(options)
+        board = chess.Board()
+        game = object()
+        while not board.is_game_over() and board.ply() < 40:
+            limit = chess.engine.Limit(white_clock=60, black_clock=60, white_inc=1, black_inc=1)
+            started = time.monotonic()
+            result = engine.play(board, limit, game=game, info=chess.engine.INFO_ALL)
+            assert time.monotonic() - started < 2.0      # 2,500 nodes or so, not a 60 s clock's share
+            assert result.move in board.legal_moves
+            assert result.info.get("multipv", 1) >= 1
+            board.push(result.move)
+        with pytest.raises(chess.engine.EngineError):     # the range ends where full strength begins
+            engine.configure({"UCI_Elo": MAX_ELO + 1})
     finally:
         engine.quit()

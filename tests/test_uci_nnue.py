@@ -103,20 +103,20 @@ def test_a_bad_eval_file_is_reported_and_the_built_in_net_plays(engine: UciProce
     assert bestmoves(engine.read_until(lambda line: line.startswith("bestmove")))
 
 
-def test_human_levels_play_with_the_weighted_evaluation(engine: UciProcess, tmp_path: Path) -> None:
-    """Their calibration against Stockfish's UCI_Elo (docs/play.md) was measured with it."""
+def test_human_levels_play_with_the_evaluation_the_options_choose(engine: UciProcess, tmp_path: Path) -> None:
+    """Their calibration against Stockfish's UCI_Elo (docs/play.md) was measured with the net."""
     engine.handshake()
     answer_to(engine, f"setoption name EvalFile value {constant_net(tmp_path / 'constant.nnue')}")
     assert depth_one_score(engine) == -CONSTANT_CP
     engine.send("setoption name UCI_Elo value 1500")
     for level in ("setoption name UCI_LimitStrength value true", "setoption name Skill Level value 10"):
         engine.send(level)
-        assert abs(depth_one_score(engine)) < 200
-        engine.send("setoption name UCI_LimitStrength value false", "setoption name Skill Level value 20")
         assert depth_one_score(engine) == -CONSTANT_CP
-    # UCI_Elo at full strength asks for no weakening: the net plays.
-    engine.send("setoption name UCI_Elo value 2800", "setoption name UCI_LimitStrength value true")
-    assert depth_one_score(engine) == -CONSTANT_CP
+        engine.send("setoption name Use NNUE value false")
+        assert abs(depth_one_score(engine)) < 200               # the weighted evaluation, when asked for
+        engine.send("setoption name Use NNUE value true", "setoption name UCI_LimitStrength value false",
+                    "setoption name Skill Level value 20")
+        assert depth_one_score(engine) == -CONSTANT_CP
 
 
 def test_bench_searches_with_the_evaluation_the_options_choose(engine: UciProcess) -> None:

@@ -2,8 +2,8 @@
 
 `Use NNUE` picks the learned evaluation (on by default: the built-in net beats the weighted one in
 games, docs/nnue.md); `EvalFile` names its net, the built-in one (shipped in the package) by default.
-The human levels (`UCI_LimitStrength`, `Skill Level` below 20) play with the weighted evaluation,
-with which their calibration against Stockfish's `UCI_Elo` scale was measured (docs/play.md).  A net file
+The human levels (`UCI_LimitStrength`, `Skill Level` below 20) play with the same evaluation, with
+which their calibration against Stockfish's `UCI_Elo` scale was measured (docs/play.md).  A net file
 that is missing, truncated or corrupt, or that is no file at all (a FIFO, a device, a directory), is
 reported with an `info string` naming the problem, and the built-in net takes its place; so does any
 other failure while loading, out of memory included.  The nets are read through ``eval.networks`` (the

@@ -15,16 +15,16 @@ from typing import Any
 from search.limits import MAX_HASH_MB, MAX_MULTIPV, MAX_THREADS
 from search.mcts_settings import SETTINGS as MCTS_SETTINGS
 from search.mcts_settings import Setting
+from uci_engine.strength import CURVE as STRENGTH_CURVE
 
 OptionValue = bool | int | str | None
 Applier = Callable[[Any, Any], None]
 
 
 MAX_MOVE_OVERHEAD_MS = 5000
-# UCI_Elo's range: Stockfish's lower end, and about where Kestrel's full strength lies on that
-# scale (docs/play.md has the calibration; above it Kestrel plays at full strength).
-MIN_ELO = 1320
-MAX_ELO = 2800
+# UCI_Elo's range: the strength curve's (uci_engine/strength.py), from Stockfish's lower end to
+# where the curve meets Kestrel's full strength (docs/play.md has the calibration).
+MIN_ELO, MAX_ELO = STRENGTH_CURVE[0].elo, STRENGTH_CURVE[-1].elo
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 OPTION_TYPES = ("check", "spin", "combo", "button", "string")

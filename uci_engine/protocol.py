@@ -76,6 +76,7 @@ class UciEngine:
         self._book = OpeningBook()
         self._tablebases = Tablebases()
         self._rng = random.Random()
+        self._level_notice = ""          # the last notice of options a strength level sets aside
         self._root_material = 0          # of the position being searched, for UCI_ShowWDL
         self._commands: dict[str, Handler] = {
             "uci": self._uci,
@@ -176,13 +177,10 @@ class UciEngine:
             self._position = core.position_class()()
         return self._position
 
-    def _network(self, full_strength_only: bool = False) -> Network | None:
+    def _network(self) -> Network | None:
         """The net `Use NNUE` and `EvalFile` choose (None: the weighted evaluation), with any problem
-        in loading it printed; `full_strength_only`: None as well when a human level is set."""
-        use_nnue = bool(self.options.value("Use NNUE"))
-        if full_strength_only and level_from_options(self.options) is not None:
-            use_nnue = False
-        network, problems = self._evaluation.network(use_nnue)
+        in loading it printed."""
+        network, problems = self._evaluation.network(bool(self.options.value("Use NNUE")))
         for problem in problems:
             self.out.info_string(problem)
         return network
@@ -193,7 +191,9 @@ class UciEngine:
         Only called when no search runs: resizing or clearing a table under a running
         search would pull memory from under it.
         """
-        mode = str(self.options.value("SearchMode"))
+        # A human level plays with the alpha-beta searcher on one thread (strength.py says why).
+        level = level_from_options(self.options)
+        mode = "AlphaBeta" if level is not None else str(self.options.value("SearchMode"))
         searcher = self._searchers.get(mode)
         applied = self._applied.setdefault(mode, {})
         if searcher is None:
@@ -212,6 +212,11 @@ class UciEngine:
         for option in self.options:
             if option.apply is None or (option.modes and mode not in option.modes):
                 continue
+            if level is not None and option.name == "Threads":
+                if applied.get("Threads") != 1:
+                    searcher.threads = 1
+                    applied["Threads"] = 1     # so that leaving the level applies Threads again
+                continue
             if applied.get(option.name, _UNSET) == option.value:
                 continue
             try:
@@ -222,9 +227,8 @@ class UciEngine:
                 self.out.info_string(f"{option.name} {option.value} failed ({type(exc).__name__}: {exc}); "
                                      f"keeping {previous}")
                 option.value = previous
-        # A human level plays with the weighted evaluation: its calibration was measured with it.
         # (A change of evaluation clears the searcher's tables.)
-        searcher.set_network(self._network(full_strength_only=True))
+        searcher.set_network(self._network())
         # Probes inside the tree (the root is probed before the search, in _consult_tablebases).
         searcher.set_tablebase_probe(
             self._tablebases.wdl_prober(bool(self.options.value("Syzygy50MoveRule"))),
@@ -379,6 +383,13 @@ class UciEngine:
         if level is None:
             searcher.multipv = multipv
             return lambda: searcher.search(root, limits, self._on_info)
+        set_aside = [f"{name} {self.options.value(name)}" for name, full in (("SearchMode", "AlphaBeta"),
+                     ("Threads", 1)) if self.options.value(name) != full]
+        notice = (f"a strength level plays with AlphaBeta on one thread; {' and '.join(set_aside)} "
+                  "apply at full strength") if set_aside else ""
+        if notice and notice != self._level_notice:
+            self.out.info_string(notice)
+        self._level_notice = notice
         # A weaker level sees less (fewer nodes) and looks at a few moves to choose from.
         searcher.multipv = max(multipv, level.lines)
         limits = dataclasses.replace(limits, nodes=min(limits.nodes or level.nodes, level.nodes))

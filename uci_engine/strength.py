@@ -1,12 +1,22 @@
 """Human strength levels: `UCI_LimitStrength`/`UCI_Elo` and `Skill Level`.
 
-A weaker Kestrel still plays like a chess player, not like a random mover: it searches
-fewer nodes (seeing less deep), looks at its few best moves (MultiPV) and now and then
-plays one that is a little worse than the best, with a chance that falls off quickly
-with how much worse it is.  Moves that lose more than a level's blunder margin are never
-chosen, so low levels make the mistakes of a weak player (an inaccuracy, a missed
-tactic), not absurd ones.  The numbers were calibrated against Stockfish 15.1 at the same
-`UCI_Elo` (docs/play.md).
+A weaker Kestrel still plays like a chess player, not like a random mover.  It plays with the
+same evaluation as at full strength (the net when `Use NNUE` is on), and a level takes three
+things away from it:
+
+- **sight**: a node budget per move, so a weak level sees a few moves ahead and a strong one
+  much further (the budget grows about tenfold every few hundred Elo);
+- **precision**: it looks at its few best moves (MultiPV) and plays one of them with a chance that
+  falls off as `exp(-loss / T)` with its loss against the best, in centipawns;
+- **a limit to the damage**: a move that loses more than the level's margin `M` is never played, so
+  a strong level never throws away a piece and a weak one drops a pawn or misses a tactic.
+
+As the level falls the budget shrinks and `T` and `M` grow, so the mistakes grow in size and in
+number together.  The four numbers are read off a table of anchor levels (`CURVE`), straight
+lines between anchors (nodes on a log scale), fitted to games against Stockfish 15.1 at the same
+`UCI_Elo` (docs/play.md).  The curve ends where it meets full strength: `UCI_Elo` from there up
+(the option's maximum) asks for no weakening.  A level searches on one thread whatever `Threads`
+says, so its play does not depend on thread timing; the node budget is the same on any machine.
 """
 
 from __future__ import annotations
@@ -16,19 +26,35 @@ import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
 from search.info import Info, SearchInfo, SearchResult
-from uci_engine.options import MIN_ELO, OptionTable
 
-# Kestrel's full strength on Stockfish's UCI_Elo scale (docs/play.md): from here up, UCI_Elo
-# asks for no weakening at all.
-FULL_STRENGTH_ELO = 2250
-# The curves below are straight lines in these numbers between MIN_ELO and FULL_STRENGTH_ELO.
-LOG10_NODES_AT_MIN, LOG10_NODES_AT_MAX = 3.3, 5.7     # search size: ~2,000 nodes .. 500,000 nodes
-TEMPERATURE_AT_MIN, TEMPERATURE_AT_MAX = 30.0, 0.5    # centipawns: how readily a worse move is played
-MARGIN_AT_MIN, MARGIN_AT_MAX = 120.0, 2.0             # centipawns: never a move worse than this
-LINES = 4                                             # moves considered (MultiPV)
 MATE_CP = 100_000                                     # a mate score's size when comparing lines
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """One fitted point of the curve: what a level at `elo` searches and how it chooses."""
+
+    elo: int
+    nodes: int              # the most nodes a move is searched with
+    lines: int              # MultiPV lines looked at (1: always the best)
+    temperature: float      # centipawns: how readily a worse move is played
+    margin: float           # centipawns: never a move worse than this
+
+
+# The fitted curve (docs/play.md has the games).  The last anchor is where the curve meets full
+# strength: its numbers are what full strength amounts to at 10 s + 0.1 s (no choice among lines,
+# more nodes than that clock lets it search), and from its Elo up no weakening is asked for.
+CURVE: tuple[Anchor, ...] = (
+    Anchor(1320, nodes=300, lines=4, temperature=60.0, margin=200.0),
+    Anchor(1700, nodes=2_500, lines=4, temperature=35.0, margin=120.0),
+    Anchor(2100, nodes=30_000, lines=3, temperature=12.0, margin=50.0),
+    Anchor(2300, nodes=2_000_000, lines=1, temperature=0.0, margin=0.0),
+)
+MIN_ELO = CURVE[0].elo
+FULL_STRENGTH_ELO = CURVE[-1].elo
 
 
 @dataclass(frozen=True)
@@ -36,21 +62,29 @@ class StrengthLevel:
     """How a limited Kestrel searches and chooses."""
 
     elo: int
-    nodes: int              # the most nodes a move is searched with
-    lines: int              # MultiPV lines looked at
-    temperature: float      # centipawns
-    margin: float           # centipawns
+    nodes: int
+    lines: int
+    temperature: float
+    margin: float
+
+    def chances(self, lines: Sequence[SearchInfo]) -> list[float]:
+        """The chance of playing each line's first move (lines without a move get none)."""
+        values = [_centipawns(line) if line.pv else -math.inf for line in lines]
+        best = max(values, default=-math.inf)
+        if self.temperature <= 0:
+            weights = [1.0 if value == best else 0.0 for value in values]
+        else:
+            weights = [math.exp(-(best - value) / self.temperature) if best - value <= self.margin else 0.0
+                       for value in values]
+        total = sum(weights)
+        return [weight / total for weight in weights] if total > 0 else weights
 
     def choose(self, result: SearchResult, lines: Sequence[SearchInfo], rng: random.Random) -> SearchResult:
         """The move to play: the search's best, or now and then one of the next best lines."""
         candidates = [line for line in lines if line.pv]
-        if len(candidates) < 2:
+        if len(candidates) < 2 or self.temperature <= 0:
             return result
-        values = [_centipawns(line) for line in candidates]
-        best = max(values)
-        weights = [math.exp(-(best - value) / self.temperature) if best - value <= self.margin else 0.0
-                   for value in values]
-        chosen = rng.choices(candidates, weights=weights)[0]
+        chosen = rng.choices(candidates, weights=self.chances(candidates))[0]
         if chosen.pv[0] == result.best_move:
             return result
         return dataclasses.replace(result, best_move=chosen.pv[0], pv=list(chosen.pv),
@@ -65,32 +99,42 @@ def _centipawns(line: SearchInfo) -> float:
     return float(value)
 
 
-def _along(elo: int, at_min: float, at_max: float) -> float:
-    share = (min(max(elo, MIN_ELO), FULL_STRENGTH_ELO) - MIN_ELO) / (FULL_STRENGTH_ELO - MIN_ELO)
-    return at_min + (at_max - at_min) * share
-
-
 def level_for_elo(elo: int) -> StrengthLevel | None:
     """The level that plays at about `elo`; None from FULL_STRENGTH_ELO up (full strength)."""
     if elo >= FULL_STRENGTH_ELO:
         return None
     elo = max(elo, MIN_ELO)
-    return StrengthLevel(elo=elo, nodes=int(10 ** _along(elo, LOG10_NODES_AT_MIN, LOG10_NODES_AT_MAX)),
-                         lines=LINES, temperature=_along(elo, TEMPERATURE_AT_MIN, TEMPERATURE_AT_MAX),
-                         margin=_along(elo, MARGIN_AT_MIN, MARGIN_AT_MAX))
+    upper = next(i for i, anchor in enumerate(CURVE) if anchor.elo > elo)
+    low, high = CURVE[upper - 1], CURVE[upper]
+    share = (elo - low.elo) / (high.elo - low.elo)
+
+    def along(a: float, b: float) -> float:
+        return a + (b - a) * share
+
+    return StrengthLevel(elo=elo, nodes=round(10 ** along(math.log10(low.nodes), math.log10(high.nodes))),
+                         lines=max(1, round(along(low.lines, high.lines))),
+                         temperature=along(low.temperature, high.temperature),
+                         margin=along(low.margin, high.margin))
 
 
 def elo_for_skill(skill: int) -> int:
-    """`Skill Level` 0..20 on the UCI_Elo scale: 0 is MIN_ELO, 20 full strength."""
+    """`Skill Level` 0..20 evenly on the UCI_Elo scale: 0 is MIN_ELO, 20 full strength."""
     return round(MIN_ELO + (FULL_STRENGTH_ELO - MIN_ELO) * min(max(skill, 0), 20) / 20)
 
 
-def level_from_options(options: OptionTable) -> StrengthLevel | None:
-    """The level the options ask for: UCI_Elo when UCI_LimitStrength is on, else Skill Level."""
+class Options(Protocol):
+    """What a level reads of the option table (uci_engine/options.py takes its Elo range from here)."""
+
+    def value(self, name: str) -> object: ...
+    def integer(self, name: str) -> int: ...
+
+
+def level_from_options(options: Options) -> StrengthLevel | None:
+    """The level the options ask for: UCI_Elo when UCI_LimitStrength is on, else Skill Level;
+    None for full strength."""
     if options.value("UCI_LimitStrength"):
         return level_for_elo(options.integer("UCI_Elo"))
-    skill = options.integer("Skill Level")
-    return level_for_elo(elo_for_skill(skill)) if skill < 20 else None
+    return level_for_elo(elo_for_skill(options.integer("Skill Level")))
 
 
 class LineCollector:

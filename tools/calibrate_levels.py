@@ -1,0 +1,173 @@
+"""Calibrate the human levels: ``python -m tools.calibrate_levels [LEVELS] [--fit]``.
+
+Each level plays Stockfish 15.1 set to the same ``UCI_Elo`` (``UCI_LimitStrength`` on both), colours
+swapped, from the 2-move book, through the project's runner.  A level's *performance* is its number
+plus the Elo difference its score implies: a level that scores 64% at ``UCI_Elo 1700`` plays at about
+1800.  Each level's games go to ``runs/NAME-ELO.pgn``; a level whose file already holds the games asked
+for is read, not played again, so a run that was stopped resumes.
+
+``--fit`` proposes a new curve for ``uci_engine/strength.py`` from the performances: it draws the
+measured performance against the level's number (made monotone), finds for every anchor of the curve
+the number whose level performed at the anchor's Elo, and gives the anchor that level's settings.
+It is a fixed-point step: play, fit, play again until every level lands in its band.
+
+    python -m tools.calibrate_levels 1350 1500 1700 1900 2100 2300 --games 60 --tc 10+0.1 \\
+        --name levels-nnue4 --srand 4701 --fit
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from tools.paired import games_of
+from tools.versus import REPO, WORKTREE, checkout, engine_flags
+from tournaments.stats import Tally, points
+from uci_engine.strength import CURVE, FULL_STRENGTH_ELO, Anchor, level_for_elo
+
+STOCKFISH = "/usr/games/stockfish"
+OPENINGS = REPO.parent / "shared" / "data" / "openings" / "2moves_v1.epd"
+ENGINE = "Kestrel"
+
+
+@dataclass(frozen=True)
+class Measurement:
+    """One level's games against Stockfish at the same UCI_Elo."""
+
+    elo: int
+    tally: Tally
+
+    @property
+    def performance(self) -> float:
+        return self.elo + self.tally.elo()
+
+    def row(self) -> str:
+        """The level's row of docs/play.md's table."""
+        elo, low, high = self.tally.elo_interval()
+        t = self.tally
+        return (f"| {self.elo} | {t.games} | {t.wins}-{t.losses}-{t.draws} | {100 * t.score:.1f}% | "
+                f"{shown(elo)} ({shown(low)} .. {shown(high)}) | {self.performance:.0f} |")
+
+
+def shown(value: float) -> str:
+    """An Elo figure with its sign; a perfect or a null score gives an infinite one."""
+    return ("+inf" if value > 0 else "-inf") if math.isinf(value) else f"{value:+.0f}"
+
+
+def tally_of(pgn: Path) -> Tally:
+    """Kestrel's score in a level's PGN."""
+    tally = Tally()
+    for _, white, black, result in games_of(str(pgn)):
+        scored = points(result, white == ENGINE)
+        if ENGINE in (white, black) and scored is not None:
+            tally.add(scored)
+    return tally
+
+
+def runner_command(folder: Path, elo: int, args: argparse.Namespace, pgn: Path, played: int = 0) -> list[str]:
+    """The runner's command line for a level's games, `played` of them already in `pgn`."""
+    strength = ["UCI_LimitStrength=true", f"UCI_Elo={elo}"]
+    return ([sys.executable, "-m", "tournaments"]
+            + engine_flags(folder, ENGINE, [], strength)
+            + ["-engine", f"cmd={args.stockfish}", "name=Stockfish",
+               "option.UCI_LimitStrength=true", f"option.UCI_Elo={elo}"]
+            + ["-each", f"tc={args.tc}", "option.Hash=16", "option.Threads=1",
+               "-games", "2", "-rounds", str((args.games - played + 1) // 2), "-concurrency", str(args.concurrency),
+               "-openings", f"file={args.openings}", "order=random", "-srand", str(args.srand + elo + played),
+               "-recover", "-pgnout", str(pgn)])
+
+
+def monotone(points_: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
+    """(number, performance) pairs sorted by number, performances pooled where they fall (PAVA)."""
+    blocks: list[list[float]] = []      # [sum of x, sum of y, count]
+    for x, y in sorted(points_):
+        blocks.append([x, y, 1])
+        while len(blocks) > 1 and blocks[-2][1] / blocks[-2][2] > blocks[-1][1] / blocks[-1][2]:
+            last = blocks.pop()
+            blocks[-1] = [blocks[-1][i] + last[i] for i in range(3)]
+    return [(bx / n, by / n) for bx, by, n in blocks]
+
+
+def number_for(performance: float, curve: Sequence[tuple[float, float]]) -> float:
+    """The level number expected to perform at `performance`, on the measured (monotone) curve;
+    beyond its ends, one Elo of number per Elo of performance."""
+    if len(curve) == 1 or performance <= curve[0][1]:
+        return curve[0][0] + performance - curve[0][1]
+    for (x0, y0), (x1, y1) in zip(curve, curve[1:], strict=False):
+        if performance <= y1:
+            return x0 + (x1 - x0) * (performance - y0) / (y1 - y0) if y1 > y0 else x1
+    return curve[-1][0] + performance - curve[-1][1]
+
+
+def fitted_curve(measurements: Sequence[Measurement]) -> list[Anchor]:
+    """The anchors again, each given the settings of the level that performed at its Elo."""
+    measured = monotone([(m.elo, m.performance) for m in measurements if m.elo < FULL_STRENGTH_ELO])
+    anchors = []
+    for anchor in CURVE[:-1]:
+        number = round(number_for(anchor.elo, measured))
+        level = level_for_elo(number)
+        if level is None:     # the curve's top performed below this anchor: keep the strongest level
+            level = level_for_elo(FULL_STRENGTH_ELO - 1)
+        assert level is not None
+        anchors.append(Anchor(anchor.elo, level.nodes, level.lines, round(level.temperature, 1),
+                              round(level.margin, 1)))
+    return anchors + [CURVE[-1]]
+
+
+def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m tools.calibrate_levels", description=__doc__.split("\n\n")[0])
+    parser.add_argument("levels", nargs="*", type=int, default=[1350, 1500, 1700, 1900, 2100, FULL_STRENGTH_ELO],
+                        help="UCI_Elo values to play (default: the issue's six and the top)")
+    parser.add_argument("--commit", default=WORKTREE, help="the revision to calibrate (default: this checkout)")
+    parser.add_argument("--games", type=int, default=60, help="games a level (even; default 60)")
+    parser.add_argument("--tc", default="10+0.1", help="time control (default 10+0.1)")
+    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--srand", type=int, default=4700, help="seed; a level adds its Elo")
+    parser.add_argument("--name", default="levels", help="games go to runs/NAME-ELO.pgn")
+    parser.add_argument("--stockfish", default=STOCKFISH)
+    parser.add_argument("--openings", default=str(OPENINGS))
+    parser.add_argument("--fit", action="store_true", help="propose a curve from the games")
+    args = parser.parse_args(argv)
+    if args.games < 2 or args.games % 2:
+        parser.error(f"--games must be even and at least 2, not {args.games}")
+    if not Path(args.stockfish).exists():
+        parser.error(f"--stockfish {args.stockfish}: no such file")
+    return args
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_arguments(sys.argv[1:] if argv is None else argv)
+    folder = checkout(args.commit)
+    measurements = []
+    for elo in args.levels:
+        pgn = REPO / "runs" / f"{args.name}-{elo}.pgn"
+        played = tally_of(pgn).games if pgn.exists() else 0
+        if played < args.games:
+            # A stopped run goes on with the games it lacks, from other openings (the seed moves on).
+            status = subprocess.run(runner_command(folder, elo, args, pgn, played), cwd=REPO).returncode
+            if status != 0:
+                print(f"calibrate_levels: the runner stopped with status {status} at UCI_Elo {elo}",
+                      file=sys.stderr)
+                return status
+        measurements.append(Measurement(elo, tally_of(pgn)))
+        print(measurements[-1].row(), flush=True)
+    print("| `UCI_Elo` | games | Kestrel W-L-D | score | Elo against Stockfish (95%) | plays at about |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for measurement in measurements:
+        print(measurement.row())
+    if args.fit:
+        print("CURVE: tuple[Anchor, ...] = (")
+        for anchor in fitted_curve(measurements):
+            print(f"    Anchor({anchor.elo}, nodes={anchor.nodes:_}, lines={anchor.lines}, "
+                  f"temperature={anchor.temperature}, margin={anchor.margin}),")
+        print(")")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
