@@ -33,6 +33,7 @@ from uci_engine.strength import CURVE, FULL_STRENGTH_ELO, Anchor, level_for_elo
 STOCKFISH = "/usr/games/stockfish"
 OPENINGS = REPO.parent / "shared" / "data" / "openings" / "2moves_v1.epd"
 ENGINE = "Kestrel"
+MIN_NODES = 50              # a fit never asks for a search smaller than this
 
 
 @dataclass(frozen=True)
@@ -104,18 +105,29 @@ def number_for(performance: float, curve: Sequence[tuple[float, float]]) -> floa
     return curve[-1][0] + performance - curve[-1][1]
 
 
+def settings_at(number: int) -> Anchor:
+    """The settings of the level numbered `number` on today's curve; below its first anchor, its first
+    segment carried on (fewer nodes, more randomness), so that a fit can ask for a weaker bottom."""
+    if number >= CURVE[0].elo:
+        level = level_for_elo(min(number, FULL_STRENGTH_ELO - 1))
+        assert level is not None
+        return Anchor(number, level.nodes, level.lines, level.temperature, level.margin)
+    low, high = CURVE[0], CURVE[1]
+    share = (number - low.elo) / (high.elo - low.elo)      # negative
+    nodes = 10 ** (math.log10(low.nodes) + share * (math.log10(high.nodes) - math.log10(low.nodes)))
+    return Anchor(number, max(MIN_NODES, round(nodes)), low.lines,
+                  low.temperature + share * (high.temperature - low.temperature),
+                  low.margin + share * (high.margin - low.margin))
+
+
 def fitted_curve(measurements: Sequence[Measurement]) -> list[Anchor]:
     """The anchors again, each given the settings of the level that performed at its Elo."""
     measured = monotone([(m.elo, m.performance) for m in measurements if m.elo < FULL_STRENGTH_ELO])
     anchors = []
     for anchor in CURVE[:-1]:
-        number = round(number_for(anchor.elo, measured))
-        level = level_for_elo(number)
-        if level is None:     # the curve's top performed below this anchor: keep the strongest level
-            level = level_for_elo(FULL_STRENGTH_ELO - 1)
-        assert level is not None
-        anchors.append(Anchor(anchor.elo, level.nodes, level.lines, round(level.temperature, 1),
-                              round(level.margin, 1)))
+        found = settings_at(round(number_for(anchor.elo, measured)))
+        anchors.append(Anchor(anchor.elo, found.nodes, found.lines, round(found.temperature, 1),
+                              round(found.margin, 1)))
     return anchors + [CURVE[-1]]
 
 
