@@ -18,11 +18,13 @@ It is a fixed-point step: play, fit, play again until every level lands in its b
 from __future__ import annotations
 
 import argparse
+import csv
 import math
 import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import date
 from pathlib import Path
 
 from tools.paired import games_of
@@ -122,13 +124,29 @@ def settings_at(number: int) -> Anchor:
 
 def fitted_curve(measurements: Sequence[Measurement]) -> list[Anchor]:
     """The anchors again, each given the settings of the level that performed at its Elo."""
-    measured = monotone([(m.elo, m.performance) for m in measurements if m.elo < FULL_STRENGTH_ELO])
+    measured = monotone([(m.elo, m.performance) for m in measurements])     # the top (full strength) too
     anchors = []
     for anchor in CURVE[:-1]:
         found = settings_at(round(number_for(anchor.elo, measured)))
         anchors.append(Anchor(anchor.elo, found.nodes, found.lines, round(found.temperature, 1),
                               round(found.margin, 1)))
     return anchors + [CURVE[-1]]
+
+
+def ledger_row(measurement: Measurement, args: argparse.Namespace, folder: Path) -> list[str]:
+    """A level's row of the experiments ledger (docs/experiments.csv's columns)."""
+    t = measurement.tally
+    elo, low, high = t.elo_interval()
+    commit = subprocess.run(["git", "-C", str(folder), "rev-parse", "--short=7", "HEAD"], capture_output=True,
+                            text=True, check=True).stdout.strip()
+    command = (f"python -m tools.calibrate_levels {measurement.elo} --commit {commit} --games {args.games} "
+               f"--tc {args.tc} --name {args.name} --srand {args.srand}")
+    return [f"{args.ledger}-{measurement.elo}", date.today().isoformat(),
+            f"UCI_Elo {measurement.elo} calibration (the curve of {commit})", commit,
+            f"Stockfish 15.1 at UCI_Elo {measurement.elo}", args.tc, str(t.games), str(t.wins), str(t.losses),
+            str(t.draws), shown(elo).lstrip("+"), shown(low).lstrip("+"), shown(high).lstrip("+"), "",
+            "measurement", command, f"plays at about {measurement.performance:.0f}; games in runs/{args.name}-"
+            f"{measurement.elo}.pgn; the generator paused, nothing else ran beside it"]
 
 
 def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
@@ -144,6 +162,8 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--stockfish", default=STOCKFISH)
     parser.add_argument("--openings", default=str(OPENINGS))
     parser.add_argument("--fit", action="store_true", help="propose a curve from the games")
+    parser.add_argument("--ledger", metavar="ID_PREFIX",
+                        help="also print each level as a row of docs/experiments.csv, id ID_PREFIX-ELO")
     args = parser.parse_args(argv)
     if args.games < 2 or args.games % 2:
         parser.error(f"--games must be even and at least 2, not {args.games}")
@@ -172,6 +192,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     print("| --- | --- | --- | --- | --- | --- |")
     for measurement in measurements:
         print(measurement.row())
+    if args.ledger:
+        writer = csv.writer(sys.stdout, lineterminator="\n")
+        for measurement in measurements:
+            writer.writerow(ledger_row(measurement, args, folder))
     if args.fit:
         print("CURVE: tuple[Anchor, ...] = (")
         for anchor in fitted_curve(measurements):

@@ -48,9 +48,9 @@ class Anchor:
 # strength: its numbers are what full strength amounts to at 10 s + 0.1 s (no choice among lines,
 # more nodes than that clock lets it search), and from its Elo up no weakening is asked for.
 CURVE: tuple[Anchor, ...] = (
-    Anchor(1320, nodes=250, lines=4, temperature=65.0, margin=220.0),
-    Anchor(1700, nodes=3_500, lines=4, temperature=32.0, margin=110.0),
-    Anchor(2100, nodes=100_000, lines=3, temperature=6.0, margin=30.0),
+    Anchor(1320, nodes=720, lines=4, temperature=52.0, margin=176.0),
+    Anchor(1700, nodes=13_000, lines=4, temperature=22.0, margin=79.0),
+    Anchor(2100, nodes=215_000, lines=2, temperature=4.5, margin=22.0),
     Anchor(2300, nodes=2_000_000, lines=1, temperature=0.0, margin=0.0),
 )
 MIN_ELO = CURVE[0].elo
