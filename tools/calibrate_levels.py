@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import math
 import subprocess
 import sys
@@ -28,9 +29,9 @@ from datetime import date
 from pathlib import Path
 
 from tools.paired import games_of
-from tools.versus import REPO, WORKTREE, checkout, engine_flags
-from tournaments.stats import Tally, points
-from uci_engine.strength import CURVE, FULL_STRENGTH_ELO, Anchor, level_for_elo
+from tools.versus import REPO, WORKTREE, checkout, engine_flags, git
+from tournaments.stats import Tally, tally_results
+from uci_engine.strength import CURVE, FULL_STRENGTH_ELO, StrengthLevel, between, level_for_elo
 
 STOCKFISH = "/usr/games/stockfish"
 OPENINGS = REPO.parent / "shared" / "data" / "openings" / "2moves_v1.epd"
@@ -63,13 +64,10 @@ def shown(value: float) -> str:
 
 
 def tally_of(pgn: Path) -> Tally:
-    """Kestrel's score in a level's PGN."""
-    tally = Tally()
-    for _, white, black, result in games_of(str(pgn)):
-        scored = points(result, white == ENGINE)
-        if ENGINE in (white, black) and scored is not None:
-            tally.add(scored)
-    return tally
+    """Kestrel's score in a level's PGN (a game's round is its pair)."""
+    pairs: dict[str, int] = {}
+    return tally_results([(pairs.setdefault(key, len(pairs)), white, black, result)
+                          for key, white, black, result in games_of(str(pgn))], ENGINE)
 
 
 def runner_command(folder: Path, elo: int, args: argparse.Namespace, pgn: Path, played: int = 0) -> list[str]:
@@ -107,29 +105,25 @@ def number_for(performance: float, curve: Sequence[tuple[float, float]]) -> floa
     return curve[-1][0] + performance - curve[-1][1]
 
 
-def settings_at(number: int) -> Anchor:
+def settings_at(number: int) -> StrengthLevel:
     """The settings of the level numbered `number` on today's curve; below its first anchor, its first
     segment carried on (fewer nodes, more randomness), so that a fit can ask for a weaker bottom."""
     if number >= CURVE[0].elo:
         level = level_for_elo(min(number, FULL_STRENGTH_ELO - 1))
         assert level is not None
-        return Anchor(number, level.nodes, level.lines, level.temperature, level.margin)
-    low, high = CURVE[0], CURVE[1]
-    share = (number - low.elo) / (high.elo - low.elo)      # negative
-    nodes = 10 ** (math.log10(low.nodes) + share * (math.log10(high.nodes) - math.log10(low.nodes)))
-    return Anchor(number, max(MIN_NODES, round(nodes)), low.lines,
-                  low.temperature + share * (high.temperature - low.temperature),
-                  low.margin + share * (high.margin - low.margin))
+        return dataclasses.replace(level, elo=number)
+    carried = between(CURVE[0], CURVE[1], number)
+    return dataclasses.replace(carried, nodes=max(MIN_NODES, carried.nodes), lines=CURVE[0].lines)
 
 
-def fitted_curve(measurements: Sequence[Measurement]) -> list[Anchor]:
+def fitted_curve(measurements: Sequence[Measurement]) -> list[StrengthLevel]:
     """The anchors again, each given the settings of the level that performed at its Elo."""
     measured = monotone([(m.elo, m.performance) for m in measurements])     # the top (full strength) too
     anchors = []
     for anchor in CURVE[:-1]:
         found = settings_at(round(number_for(anchor.elo, measured)))
-        anchors.append(Anchor(anchor.elo, found.nodes, found.lines, round(found.temperature, 1),
-                              round(found.margin, 1)))
+        anchors.append(dataclasses.replace(found, elo=anchor.elo, temperature=round(found.temperature, 1),
+                                           margin=round(found.margin, 1)))
     return anchors + [CURVE[-1]]
 
 
@@ -137,8 +131,7 @@ def ledger_row(measurement: Measurement, args: argparse.Namespace, folder: Path)
     """A level's row of the experiments ledger (docs/experiments.csv's columns)."""
     t = measurement.tally
     elo, low, high = t.elo_interval()
-    commit = subprocess.run(["git", "-C", str(folder), "rev-parse", "--short=7", "HEAD"], capture_output=True,
-                            text=True, check=True).stdout.strip()
+    commit = git("-C", str(folder), "rev-parse", "--short=7", "HEAD")
     command = (f"python -m tools.calibrate_levels {measurement.elo} --commit {commit} --games {args.games} "
                f"--tc {args.tc} --name {args.name} --srand {args.srand}")
     return [f"{args.ledger}-{measurement.elo}", date.today().isoformat(),
@@ -197,9 +190,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for measurement in measurements:
             writer.writerow(ledger_row(measurement, args, folder))
     if args.fit:
-        print("CURVE: tuple[Anchor, ...] = (")
+        print("CURVE: tuple[StrengthLevel, ...] = (")
         for anchor in fitted_curve(measurements):
-            print(f"    Anchor({anchor.elo}, nodes={anchor.nodes:_}, lines={anchor.lines}, "
+            print(f"    StrengthLevel({anchor.elo}, nodes={anchor.nodes:_}, lines={anchor.lines}, "
                   f"temperature={anchor.temperature}, margin={anchor.margin}),")
         print(")")
     return 0

@@ -34,38 +34,14 @@ MATE_CP = 100_000                                     # a mate score's size when
 
 
 @dataclass(frozen=True)
-class Anchor:
-    """One fitted point of the curve: what a level at `elo` searches and how it chooses."""
+class StrengthLevel:
+    """How a limited Kestrel searches and chooses: a point of the curve, fitted or in between."""
 
     elo: int
     nodes: int              # the most nodes a move is searched with
     lines: int              # MultiPV lines looked at (1: always the best)
     temperature: float      # centipawns: how readily a worse move is played
     margin: float           # centipawns: never a move worse than this
-
-
-# The fitted curve (docs/play.md has the games).  The last anchor is where the curve meets full
-# strength: its numbers are what full strength amounts to at 10 s + 0.1 s (no choice among lines,
-# more nodes than that clock lets it search), and from its Elo up no weakening is asked for.
-CURVE: tuple[Anchor, ...] = (
-    Anchor(1320, nodes=720, lines=4, temperature=52.0, margin=176.0),
-    Anchor(1700, nodes=13_000, lines=4, temperature=22.0, margin=79.0),
-    Anchor(2100, nodes=215_000, lines=2, temperature=4.5, margin=22.0),
-    Anchor(2300, nodes=2_000_000, lines=1, temperature=0.0, margin=0.0),
-)
-MIN_ELO = CURVE[0].elo
-FULL_STRENGTH_ELO = CURVE[-1].elo
-
-
-@dataclass(frozen=True)
-class StrengthLevel:
-    """How a limited Kestrel searches and chooses."""
-
-    elo: int
-    nodes: int
-    lines: int
-    temperature: float
-    margin: float
 
     def chances(self, lines: Sequence[SearchInfo]) -> list[float]:
         """The chance of playing each line's first move (lines without a move get none)."""
@@ -92,6 +68,19 @@ class StrengthLevel:
                                    score=chosen.score)
 
 
+# The fitted curve (docs/play.md has the games).  The last anchor is where the curve meets full
+# strength: its numbers are what full strength amounts to at 10 s + 0.1 s (no choice among lines,
+# more nodes than that clock lets it search), and from its Elo up no weakening is asked for.
+CURVE: tuple[StrengthLevel, ...] = (
+    StrengthLevel(1320, nodes=720, lines=4, temperature=52.0, margin=176.0),
+    StrengthLevel(1700, nodes=13_000, lines=4, temperature=22.0, margin=79.0),
+    StrengthLevel(2100, nodes=215_000, lines=2, temperature=4.5, margin=22.0),
+    StrengthLevel(2300, nodes=2_000_000, lines=1, temperature=0.0, margin=0.0),
+)
+MIN_ELO = CURVE[0].elo
+FULL_STRENGTH_ELO = CURVE[-1].elo
+
+
 def _centipawns(line: SearchInfo) -> float:
     kind, value = line.score
     if kind == "mate":
@@ -99,13 +88,9 @@ def _centipawns(line: SearchInfo) -> float:
     return float(value)
 
 
-def level_for_elo(elo: int) -> StrengthLevel | None:
-    """The level that plays at about `elo`; None from FULL_STRENGTH_ELO up (full strength)."""
-    if elo >= FULL_STRENGTH_ELO:
-        return None
-    elo = max(elo, MIN_ELO)
-    upper = next(i for i, anchor in enumerate(CURVE) if anchor.elo > elo)
-    low, high = CURVE[upper - 1], CURVE[upper]
+def between(low: StrengthLevel, high: StrengthLevel, elo: int) -> StrengthLevel:
+    """The level at `elo` on the straight line from `low` to `high` (nodes on a log scale); beyond
+    them the line carries on (a fit may ask for a weaker bottom)."""
     share = (elo - low.elo) / (high.elo - low.elo)
 
     def along(a: float, b: float) -> float:
@@ -115,6 +100,15 @@ def level_for_elo(elo: int) -> StrengthLevel | None:
                          lines=max(1, round(along(low.lines, high.lines))),
                          temperature=along(low.temperature, high.temperature),
                          margin=along(low.margin, high.margin))
+
+
+def level_for_elo(elo: int) -> StrengthLevel | None:
+    """The level that plays at about `elo`; None from FULL_STRENGTH_ELO up (full strength)."""
+    if elo >= FULL_STRENGTH_ELO:
+        return None
+    elo = max(elo, MIN_ELO)
+    upper = next(i for i, anchor in enumerate(CURVE) if anchor.elo > elo)
+    return between(CURVE[upper - 1], CURVE[upper], elo)
 
 
 def elo_for_skill(skill: int) -> int:
