@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import os
 import struct
+import sys
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -214,7 +215,6 @@ def read_games(path: str) -> Iterator[Game]:
 def whole_games(path: str) -> Iterator[Game]:
     """The whole games of a file; a partial game at the end (a generator still writing, or killed
     inside a write) is left out, with a note on stderr."""
-    import sys
     games, _, whole = scan(path)
     with open(path, "rb") as handle:
         data = handle.read(whole)
