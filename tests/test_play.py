@@ -426,6 +426,8 @@ def test_a_level_set_through_lichess_bot_uci_options_plays_a_game(tmp_path: Path
     """lichess-bot's `uci_options` with a level (UCI_LimitStrength, UCI_Elo 1700) next to its
     defaults, applied through python-chess: a whole short game, every move legal and quick."""
     options = {**LICHESS_BOT_DEFAULT_UCI_OPTIONS, "UCI_LimitStrength": True, "UCI_Elo": 1700}
+    level = level_for_elo(1700)
+    assert level is not None
     engine = chess.engine.SimpleEngine.popen_uci([sys.executable, str(REPO / "uci_engine")], cwd=tmp_path,
                                                  timeout=30)
     try:
@@ -436,9 +438,9 @@ def test_a_level_set_through_lichess_bot_uci_options_plays_a_game(tmp_path: Path
             limit = chess.engine.Limit(white_clock=60, black_clock=60, white_inc=1, black_inc=1)
             started = time.monotonic()
             result = engine.play(board, limit, game=game, info=chess.engine.INFO_ALL)
-            assert time.monotonic() - started < 2.0      # 2,500 nodes or so, not a 60 s clock's share
+            assert time.monotonic() - started < 2.0      # its node budget, not a 60 s clock's share
             assert result.move in board.legal_moves
-            assert result.info.get("multipv", 1) >= 1
+            assert result.info.get("nodes", 0) <= level.nodes + 1024     # the level was applied
             board.push(result.move)
         with pytest.raises(chess.engine.EngineError):     # the range ends where full strength begins
             engine.configure({"UCI_Elo": MAX_ELO + 1})
