@@ -71,7 +71,7 @@ def bench_net_from_scratch(positions: Sequence[Position], long rounds, Network n
             for _round in range(rounds):
                 for i in range(n):
                     refresh_accumulators(&network.weights, boards[i], acc)
-                    total += network_output(&network.weights, acc, boards[i].side_to_move)
+                    total += network_output(&network.weights, acc, boards[i])
     finally:
         PyMem_Free(acc)
         PyMem_Free(boards)

@@ -1,4 +1,5 @@
-# The learned evaluation (NNUE): a perspective network 768 -> hidden (per side) -> 1, SCReLU, int16.
+# The learned evaluation (NNUE): a perspective network 768 -> hidden (per side) -> 1, SCReLU, int16,
+# with one output layer per bucket of piece counts.
 # Its inputs and the bounds of its sizes are eval/nnue_architecture.pxd's.
 #
 # The network's weights live in C memory owned by a `Network` object and are only read, by every
@@ -8,6 +9,7 @@
 
 from libc.stdint cimport int16_t, int32_t, uint8_t, uint64_t
 from search.board.board cimport Board
+from eval.nnue_architecture cimport NNUE_MAX_OUTPUT_BUCKETS
 
 cdef enum:
     ACCUMULATOR_SLOTS = 128       # a power of two, at least MAX_PLY: slots are indexed by game ply modulo this
@@ -18,14 +20,15 @@ cdef struct NetworkWeights:
     int qa                        # the clipped activation's ceiling (the trainer writes 255)
     int qb                        # the output weights' scale (the trainer picks it per net)
     int scale                     # centipawns per unit of the output (the trainer writes 400)
-    int32_t output_bias
+    int buckets                   # output layers, chosen by piece count (nnue_output_bucket)
+    int32_t output_bias[NNUE_MAX_OUTPUT_BUCKETS]
     # > 0: every |output weight| * qa fits an int16, so the output layer runs in 16-bit products
     # summed exactly in int32 over chunks of this many inputs; 0: one 64-bit product per input.
     int output_chunk
     uint64_t serial               # unique to this network: accumulators remember which net made them
     const int16_t* feature_weights    # NNUE_INPUTS x hidden, feature-major (one row per input)
     const int16_t* feature_bias       # hidden
-    const int16_t* output_weights     # 2 x hidden: the side to move's half first
+    const int16_t* output_weights     # buckets x 2 x hidden: per bucket the side to move's half first
 
 
 cdef struct AccumulatorStack:
@@ -49,8 +52,9 @@ cdef const int16_t* current_accumulators(AccumulatorStack* stack, const NetworkW
                                          const Board* b) noexcept nogil
 # Both perspectives from scratch into `out` (2 x hidden).
 cdef void refresh_accumulators(const NetworkWeights* net, const Board* b, int16_t* out) noexcept nogil
-# The output layer on accumulators `acc`, for `side_to_move`.
-cdef int network_output(const NetworkWeights* net, const int16_t* acc, int side_to_move) noexcept nogil
+# The output layer on accumulators `acc` of the position `b`: its side to move picks the halves'
+# order, its piece count the output bucket.
+cdef int network_output(const NetworkWeights* net, const int16_t* acc, const Board* b) noexcept nogil
 
 # Size the stack for `net` and forget slots another network made; -1 when memory is short.
 cdef int stack_prepare(AccumulatorStack* stack, const NetworkWeights* net) noexcept nogil

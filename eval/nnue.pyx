@@ -2,14 +2,16 @@
 
 The network is a perspective network: 768 inputs (colour relative to the perspective, piece type,
 square seen from that side) into ``hidden`` units per side, clipped and squared (SCReLU), into
-one output; eval/nnue_architecture.pxd defines the inputs and the bounds of the sizes.  Then,
+one output from the layer of the position's bucket (by piece count); eval/nnue_architecture.pxd
+defines the inputs, the buckets and the bounds of the sizes.  Then,
 exactly (int16 accumulators, 64-bit sums, division truncated toward zero as C's ``/``;
 eval/nnue_file.py is the format's one definition, and tests/nnue_reference.py its ground truth
 in Python):
 
     acc_p[j] = feature_bias[j] + sum of feature_weights[f * hidden + j] over p's inputs f
     v = clamp(acc, 0, qa)
-    raw = (sum_j v_us[j]^2 * w[j] + sum_j v_them[j]^2 * w[hidden + j]) / qa + output_bias
+    w = output_weights + bucket * 2 * hidden
+    raw = (sum_j v_us[j]^2 * w[j] + sum_j v_them[j]^2 * w[hidden + j]) / qa + output_bias[bucket]
     eval = raw * scale / (qa * qb), from the side to move's view, clamped to +-EVAL_LIMIT
 
 The accumulators are kept per search thread (AccumulatorStack) and brought up to date lazily:
@@ -28,7 +30,7 @@ from search.board.board cimport Board, UndoRecord, PieceChange
 from eval.evaluate cimport EVAL_LIMIT
 from eval.nnue_architecture cimport (
     NNUE_INPUTS, NNUE_MIN_HIDDEN, NNUE_MAX_HIDDEN, NNUE_HIDDEN_STEP, NNUE_MAX_QA, NNUE_MAX_QB, NNUE_MAX_SCALE,
-    nnue_feature_index,
+    NNUE_MAX_OUTPUT_BUCKETS, nnue_feature_index, nnue_output_bucket,
 )
 
 from typing import Any
@@ -222,18 +224,20 @@ cdef int64_t screlu_wide(const int16_t* acc, const int16_t* weights, int n, int1
         total += <int64_t>(v * v) * weights[j]
     return total
 
-cdef int network_output(const NetworkWeights* net, const int16_t* acc, int side_to_move) noexcept nogil:
+cdef int network_output(const NetworkWeights* net, const int16_t* acc, const Board* b) noexcept nogil:
     cdef int n = net.hidden
-    cdef const int16_t* us = acc + side_to_move * n
-    cdef const int16_t* them = acc + (1 - side_to_move) * n
+    cdef int bucket = nnue_output_bucket(popcount(b.occupied), net.buckets)
+    cdef const int16_t* weights = net.output_weights + bucket * 2 * n
+    cdef const int16_t* us = acc + b.side_to_move * n
+    cdef const int16_t* them = acc + (1 - b.side_to_move) * n
     cdef int16_t qa = <int16_t>net.qa
     cdef int64_t total, raw, score
     if net.output_chunk > 0:
-        total = (screlu_chunked(us, net.output_weights, n, qa, net.output_chunk)
-                 + screlu_chunked(them, net.output_weights + n, n, qa, net.output_chunk))
+        total = (screlu_chunked(us, weights, n, qa, net.output_chunk)
+                 + screlu_chunked(them, weights + n, n, qa, net.output_chunk))
     else:
-        total = screlu_wide(us, net.output_weights, n, qa) + screlu_wide(them, net.output_weights + n, n, qa)
-    raw = truncated_div(total, net.qa) + net.output_bias
+        total = screlu_wide(us, weights, n, qa) + screlu_wide(them, weights + n, n, qa)
+    raw = truncated_div(total, net.qa) + net.output_bias[bucket]
     score = truncated_div(raw * net.scale, <int64_t>net.qa * net.qb)
     if score > EVAL_LIMIT:
         return EVAL_LIMIT
@@ -243,7 +247,7 @@ cdef int network_output(const NetworkWeights* net, const int16_t* acc, int side_
 
 
 cdef int nnue_evaluate(AccumulatorStack* stack, const NetworkWeights* net, const Board* b) noexcept nogil:
-    return network_output(net, current_accumulators(stack, net, b), b.side_to_move)
+    return network_output(net, current_accumulators(stack, net, b), b)
 
 
 # ---------------------------------------------------------------- a thread's stack
@@ -286,8 +290,9 @@ cdef class Network:
 
     Built from the parameter arrays (any buffer of int16: ``array('h')``, a numpy array), as the
     net file's reader (eval/nnue_file.py) gives them: ``feature_weights`` 768 x hidden,
-    feature-major; ``feature_bias`` hidden; ``output_weights`` 2 x hidden, the side to move's half
-    first.  The arrays are copied; ValueError for shapes or constants out of range.
+    feature-major; ``feature_bias`` hidden; ``output_weights`` buckets x 2 x hidden, per bucket the
+    side to move's half first; ``output_biases`` one int32 per bucket (1..8 of them).  The arrays
+    are copied; ValueError for shapes or constants out of range.
     """
 
     def __cinit__(self, *args, **kwargs):
@@ -295,7 +300,7 @@ cdef class Network:
         self.block = NULL
 
     def __init__(self, int hidden, int qa, int qb, int scale, feature_weights: Any, feature_bias: Any,
-                 output_weights: Any, int output_bias) -> None:
+                 output_weights: Any, output_biases: Any) -> None:
         global next_serial
         cdef const int16_t[::1] fw
         cdef const int16_t[::1] fb
@@ -303,7 +308,7 @@ cdef class Network:
         cdef size_t fw_bytes, fb_bytes, ow_bytes
         cdef char* base
         cdef void* block
-        cdef int j, largest = 0
+        cdef int j, buckets, largest = 0
         cdef int64_t chunk
         if self.block != NULL:
             raise TypeError("a Network is built once: searchers may be reading its weights")
@@ -313,24 +318,32 @@ cdef class Network:
         if not (1 <= qa <= NNUE_MAX_QA and 1 <= qb <= NNUE_MAX_QB and 1 <= scale <= NNUE_MAX_SCALE):
             raise ValueError(f"qa must be 1..{NNUE_MAX_QA}, qb 1..{NNUE_MAX_QB} and scale 1..{NNUE_MAX_SCALE}; "
                              f"got qa {qa}, qb {qb}, scale {scale}")
+        biases = [int(value) for value in output_biases]
+        buckets = len(biases)
+        if not 1 <= buckets <= NNUE_MAX_OUTPUT_BUCKETS:
+            raise ValueError(f"a network has 1..{NNUE_MAX_OUTPUT_BUCKETS} output buckets (one bias each), "
+                             f"not {buckets}")
+        if any(not -2**31 <= value < 2**31 for value in biases):
+            raise ValueError(f"an output bias does not fit in int32: {biases}")
         fw = feature_weights
         fb = feature_bias
         ow = output_weights
-        if fw.shape[0] != NNUE_INPUTS * hidden or fb.shape[0] != hidden or ow.shape[0] != 2 * hidden:
-            raise ValueError(f"a {hidden}-wide network needs {NNUE_INPUTS * hidden} feature weights, {hidden} "
-                             f"feature biases and {2 * hidden} output weights; got {fw.shape[0]}, "
-                             f"{fb.shape[0]}, {ow.shape[0]}")
+        if fw.shape[0] != NNUE_INPUTS * hidden or fb.shape[0] != hidden or ow.shape[0] != buckets * 2 * hidden:
+            raise ValueError(f"a {hidden}-wide network with {buckets} output buckets needs "
+                             f"{NNUE_INPUTS * hidden} feature weights, {hidden} feature biases and "
+                             f"{buckets * 2 * hidden} output weights; got {fw.shape[0]}, {fb.shape[0]}, "
+                             f"{ow.shape[0]}")
         fw_bytes = padded(NNUE_INPUTS * <size_t>hidden * sizeof(int16_t))
         fb_bytes = padded(<size_t>hidden * sizeof(int16_t))
-        ow_bytes = padded(2 * <size_t>hidden * sizeof(int16_t))
+        ow_bytes = padded(<size_t>buckets * 2 * <size_t>hidden * sizeof(int16_t))
         base = <char*>kestrel_aligned_calloc(fw_bytes + fb_bytes + ow_bytes, &block)
         if base == NULL:
             raise MemoryError("cannot allocate the network's weights")
         self.block = block
         memcpy(base, &fw[0], NNUE_INPUTS * <size_t>hidden * sizeof(int16_t))
         memcpy(base + fw_bytes, &fb[0], <size_t>hidden * sizeof(int16_t))
-        memcpy(base + fw_bytes + fb_bytes, &ow[0], 2 * <size_t>hidden * sizeof(int16_t))
-        for j in range(2 * hidden):
+        memcpy(base + fw_bytes + fb_bytes, &ow[0], <size_t>buckets * 2 * <size_t>hidden * sizeof(int16_t))
+        for j in range(buckets * 2 * hidden):
             largest = max(largest, abs(<int>ow[j]))
         # The 16-bit output path is exact when v * w fits an int16 for every v in 0..qa, and a
         # chunk of (v * w) * v products fits an int32; otherwise every product is 64-bit.
@@ -342,7 +355,9 @@ cdef class Network:
         self.weights.qa = qa
         self.weights.qb = qb
         self.weights.scale = scale
-        self.weights.output_bias = output_bias
+        self.weights.buckets = buckets
+        for j in range(buckets):
+            self.weights.output_bias[j] = biases[j]
         self.weights.output_chunk = <int>chunk
         self.weights.feature_weights = <const int16_t*>base
         self.weights.feature_bias = <const int16_t*>(base + fw_bytes)
@@ -370,8 +385,13 @@ cdef class Network:
         return self.weights.scale
 
     @property
-    def output_bias(self) -> int:
-        return self.weights.output_bias
+    def buckets(self) -> int:
+        """Output layers, chosen by the position's piece count."""
+        return self.weights.buckets
+
+    @property
+    def output_biases(self) -> tuple[int, ...]:
+        return tuple(self.weights.output_bias[j] for j in range(self.weights.buckets))
 
     @property
     def output_chunk(self) -> int:
@@ -380,4 +400,4 @@ cdef class Network:
 
     def __repr__(self) -> str:
         return f"Network(hidden={self.weights.hidden}, qa={self.weights.qa}, qb={self.weights.qb}, " \
-               f"scale={self.weights.scale})"
+               f"scale={self.weights.scale}, buckets={self.weights.buckets})"

@@ -17,6 +17,6 @@ def nnue_evaluate(Network network not None, Position position not None) -> int:
     if acc == NULL:
         raise MemoryError()
     refresh_accumulators(&network.weights, position.board, acc)
-    value = network_output(&network.weights, acc, position.board.side_to_move)
+    value = network_output(&network.weights, acc, position.board)
     PyMem_Free(acc)
     return value

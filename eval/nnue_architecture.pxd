@@ -1,8 +1,9 @@
 # The net's architecture: its inputs and the bounds of its sizes and constants, in one place.
 #
 # Kestrel's net is a perspective network: 768 sparse inputs seen from each side, a hidden layer
-# of `hidden` units per side (one weight matrix shared by both sides), SCReLU, one output.  This
-# header says what an input is and which nets the engine accepts.  Its readers:
+# of `hidden` units per side (one weight matrix shared by both sides), SCReLU, and an output layer
+# chosen from 1..8 by the number of pieces on the board (output buckets).  This header says what
+# an input is, which output bucket a position uses, and which nets the engine accepts.  Its readers:
 #   eval/nnue.pyx             the engine's inference (accumulators, output layer)
 #   tools/nnue_kernels.pyx    the trainer's forward and backward passes
 #   eval/nnue_architecture.pyx  the same values for Python: the file format (eval/nnue_file.py),
@@ -16,6 +17,7 @@ cdef enum:
     NNUE_MIN_HIDDEN = 16
     NNUE_MAX_HIDDEN = 1024
     NNUE_HIDDEN_STEP = 16         # the width is a multiple of this: vector loops need no remainder
+    NNUE_MAX_OUTPUT_BUCKETS = 8   # output layers per net, chosen by piece count (1: one for all)
     # The quantisation constants a net may carry (its file header's QA, QB and scale).
     NNUE_MAX_QA = 32767           # the activation's ceiling is an int16
     NNUE_MAX_QB = 32767           # the output weights' scale: an int16 as well
@@ -29,3 +31,16 @@ cdef inline int nnue_feature_index(int perspective, int colour, int piece_type, 
     vertically, so that each side sees its own pieces from its own side."""
     return ((0 if colour == perspective else NNUE_INPUTS // 2) + 64 * piece_type
             + (square if perspective == 0 else square ^ 56))
+
+
+cdef inline int nnue_output_bucket(int pieces, int buckets) noexcept nogil:
+    """The output layer (0 .. buckets - 1) of a position with `pieces` pieces on the board, kings
+    included: the counts 2..32 split into `buckets` equal runs, fewest pieces first.  With 8 buckets
+    that is (pieces - 2) / 4: 2-5 pieces use the first, 30-32 the last.  The endgame and the
+    middlegame weigh the same hidden features differently, and a layer of their own costs one
+    row of output weights each."""
+    if pieces <= 2:
+        return 0
+    if pieces >= 32:
+        return buckets - 1
+    return (pieces - 2) * buckets // 31

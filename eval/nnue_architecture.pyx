@@ -1,5 +1,5 @@
 """The Python face of the net's architecture (eval/nnue_architecture.pxd): its sizes, its bounds,
-and the active inputs of a position.
+the active inputs of a position and its output bucket.
 
 The values come from the header the engine and the trainer's kernels compile against, so the file
 format (eval/nnue_file.py), the trainer and the tests read the one definition, not a copy.
@@ -20,6 +20,14 @@ HIDDEN_STEP: int = NNUE_HIDDEN_STEP
 QA_MAX: int = NNUE_MAX_QA
 QB_MAX: int = NNUE_MAX_QB
 SCALE_MAX: int = NNUE_MAX_SCALE
+OUTPUT_BUCKETS_MAX: int = NNUE_MAX_OUTPUT_BUCKETS
+
+
+def output_bucket(int pieces, int buckets) -> int:
+    """The output bucket (0 .. buckets - 1) of a position with `pieces` pieces, kings included."""
+    if not 1 <= buckets <= NNUE_MAX_OUTPUT_BUCKETS:
+        raise ValueError(f"a net has 1..{NNUE_MAX_OUTPUT_BUCKETS} output buckets, not {buckets}")
+    return nnue_output_bucket(pieces, buckets)
 
 
 def feature_index(int perspective, int colour, int piece_type, int square) -> int:

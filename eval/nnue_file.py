@@ -1,28 +1,40 @@
 """The NNUE net's file format, its one definition, and the exact integer evaluation it implies.
 
 The net is a perspective network: 768 sparse inputs seen from each side, a hidden layer of N units
-per side (one shared weight matrix), SCReLU, and one output.  ``read_net`` and ``write_net`` are the
-only code that reads or writes the file; the trainer (``python -m tools.nnue_train``) writes it, the
-engine's C inference reads it.  Pure standard library: the playing engine needs no numpy.
+per side (one shared weight matrix), SCReLU, and one output, from the output layer of the
+position's bucket: B output layers (1..8), chosen by the number of pieces on the board.
+``read_net`` and ``write_net`` are the only code that reads or writes the file; the trainer
+(``python -m tools.nnue_train``) writes it, the engine's C inference reads it.  Pure standard
+library: the playing engine needs no numpy.
 
-File layout (every number little-endian)::
+File layout, version 2 (every number little-endian)::
 
     offset  size  field
     0       4     magic b"KNUE"
-    4       4     u32 version = 1
+    4       4     u32 version = 2
     8       4     u32 inputs = 768
     12      4     u32 hidden N (16 .. 1024, a multiple of 16)
     16      4     u32 activation: 1 = SCReLU (the only one defined)
     20      4     i32 QA (255; 1 .. 32767): the quantisation of the first layer, and the clamp's top
-    24      4     i32 QB: the quantisation of the output weights (64 .. 32767, chosen per net)
+    24      4     i32 QB: the quantisation of the output weights (1 .. 32767, chosen per net)
     28      4     i32 scale (400; 1 .. 2**21): centipawns per unit of the float output
-    32      4     u32 description length L (at most 65536)
-    36      L     the description, UTF-8 (how the net was made: the training command, data, epochs)
-    36+L          int16 feature_weights[768][N]   weight of feature f to hidden unit j at f*N + j
+    32      4     u32 output buckets B (1 .. 8)
+    36      4     u32 description length L (at most 65536)
+    40      L     the description, UTF-8 (how the net was made: the training command, data, epochs)
+    40+L          int16 feature_weights[768][N]   weight of feature f to hidden unit j at f*N + j
                   int16 feature_bias[N]
-                  int16 output_weights[2N]        first the side to move's half, then the other side's
-                  int32 output_bias
+                  int16 output_weights[B][2N]     per bucket first the side to move's half, then the other's
+                  int32 output_bias[B]
                   u32   zlib.crc32 of every byte before it
+
+Version 1, the format of the first nets (``kestrel-1`` to ``kestrel-4``), is version 2 with one
+bucket and no bucket field: the description length sits at offset 32 and the description at 36.
+Both are read; a net with one bucket is written as version 1, byte for byte as before, so older
+engines load it too.
+
+Output buckets.  A position with p pieces (kings included, 2..32) uses bucket
+``(p - 2) * B // 31`` (p above 32 the last, below 2 the first): with B = 8, bucket (p - 2) // 4.
+``eval/nnue_architecture.pxd`` (``nnue_output_bucket``) is the code's one definition.
 
 Features.  Perspective p (0 White, 1 Black) sees a piece of colour c (0 White, 1 Black), type t
 (pawn 0, knight 1, bishop 2, rook 3, queen 4, king 5) on square s (a1 = 0, b1 = 1 ... h8 = 63) as
@@ -41,10 +53,11 @@ C code must equal exactly):
    as int16_t arithmetic does (a trained net never gets near: its weights are clipped so that
    bias + 32 features fit; see below), so an incremental update in any order gives the same values.
 2. ``v = clamp(acc, 0, QA)`` for each unit of each accumulator.
-3. ``stm`` is the perspective of the side to move, ``other`` the other one.  In 64-bit integers::
+3. ``stm`` is the perspective of the side to move, ``other`` the other one, ``k`` the position's
+   bucket and ``w = output_weights[k]``.  In 64-bit integers::
 
-       sum = sum_j v_stm[j]^2 * output_weights[j] + sum_j v_other[j]^2 * output_weights[N + j]
-       raw = div(sum, QA) + output_bias
+       sum = sum_j v_stm[j]^2 * w[j] + sum_j v_other[j]^2 * w[N + j]
+       raw = div(sum, QA) + output_bias[k]
        eval_cp = div(raw * scale, QA * QB)
 
    where ``div`` is integer division truncated toward zero, as C's ``/`` on signed integers
@@ -54,10 +67,10 @@ C code must equal exactly):
    product ``v^2 * w`` fits in int32 (65025 * 32767 < 2**31), but ``sum`` does not (65025 * 128 * 2N
    overflows it for N >= 136), nor ``raw * scale``: use int64.
 
-The float model the trainer trains, with W, b, w_out, b_out floats::
+The float model the trainer trains, with W, b, w_out (B x 2N), b_out (B) floats::
 
     acc = b + sum of W[f] over the active features;  v = clamp(acc, 0, 1)
-    out = sum_j v_stm[j]^2 w_out[j] + sum_j v_other[j]^2 w_out[N + j] + b_out;  cp = out * scale
+    out = sum_j v_stm[j]^2 w_out[k][j] + sum_j v_other[j]^2 w_out[k][N + j] + b_out[k];  cp = out * scale
 
 Quantisation, rounding to nearest (ties to even, as ``numpy.rint``): ``W_q = round(W * QA)``,
 ``b_q = round(b * QA)``, ``w_out_q = round(w_out * QB)``, ``b_out_q = round(b_out * QA * QB)``.
@@ -82,10 +95,20 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from eval.input_files import open_regular_file, read_exactly
-from eval.nnue_architecture import HIDDEN_MAX, HIDDEN_MIN, HIDDEN_STEP, INPUTS, QA_MAX, QB_MAX, SCALE_MAX
+from eval.nnue_architecture import (
+    HIDDEN_MAX,
+    HIDDEN_MIN,
+    HIDDEN_STEP,
+    INPUTS,
+    OUTPUT_BUCKETS_MAX,
+    QA_MAX,
+    QB_MAX,
+    SCALE_MAX,
+)
 
 MAGIC = b"KNUE"
-VERSION = 1
+VERSION = 2             # the version this module writes for a net with several output buckets
+VERSION_ONE_BUCKET = 1  # the first nets' version: one output bucket, no bucket field
 ACTIVATION_SCRELU = 1
 QA = 255
 QB = 64          # the output scale of weights at the clip; the trainer picks a finer one per net
@@ -96,7 +119,11 @@ DESCRIPTION_MAX = 1 << 16
 # The trainer keeps float weights within this, so the int16 accumulators cannot overflow.
 WEIGHT_CLIP = 1.98
 
-_HEADER = struct.Struct("<4sIIIIiiiI")
+# The fields both versions share (magic .. scale), then each version's tail: version 1 the
+# description length, version 2 the bucket count and the description length.
+_HEADER = struct.Struct("<4sIIIIiii")
+_TAIL_V1 = struct.Struct("<I")
+_TAIL_V2 = struct.Struct("<II")
 _INT32 = struct.Struct("<i")
 _UINT32 = struct.Struct("<I")
 
@@ -110,10 +137,15 @@ class NetParameters:
     qb: int
     scale: int
     description: str
-    feature_weights: array[int]  # 'h', INPUTS * hidden, feature-major
-    feature_bias: array[int]     # 'h', hidden
-    output_weights: array[int]   # 'h', 2 * hidden: side to move's half, then the other's
-    output_bias: int           # int32
+    feature_weights: array[int]     # 'h', INPUTS * hidden, feature-major
+    feature_bias: array[int]        # 'h', hidden
+    output_weights: array[int]      # 'h', buckets * 2 * hidden: per bucket the side to move's half, then the other's
+    output_biases: tuple[int, ...]  # int32, one per output bucket
+
+    @property
+    def buckets(self) -> int:
+        """The number of output layers (1 .. 8), chosen by the position's piece count."""
+        return len(self.output_biases)
 
 
 def check_hidden(hidden: int) -> None:
@@ -147,34 +179,51 @@ def _int16_from(data: bytes | memoryview, offset: int, count: int) -> array[int]
     return values
 
 
+def check_buckets(buckets: int) -> None:
+    """ValueError unless the file format supports `buckets` output buckets."""
+    if not 1 <= buckets <= OUTPUT_BUCKETS_MAX:
+        raise ValueError(f"{buckets} output buckets are not supported: a net has 1..{OUTPUT_BUCKETS_MAX}")
+
+
 def _validate(params: NetParameters) -> None:
     check_hidden(params.hidden)
+    if not isinstance(params.output_biases, tuple):
+        raise ValueError("output_biases must be a tuple of ints, one per output bucket")
+    check_buckets(params.buckets)
     for name, values, size in (("feature_weights", params.feature_weights, INPUTS * params.hidden),
                                ("feature_bias", params.feature_bias, params.hidden),
-                               ("output_weights", params.output_weights, 2 * params.hidden)):
+                               ("output_weights", params.output_weights, params.buckets * 2 * params.hidden)):
         if not isinstance(values, array) or values.typecode != "h":
             raise ValueError(f"{name} must be an array('h')")
         if len(values) != size:
-            raise ValueError(f"{name} has {len(values)} values, expected {size} for hidden size {params.hidden}")
-    if not -2**31 <= params.output_bias < 2**31:
-        raise ValueError(f"output_bias {params.output_bias} does not fit in int32")
+            raise ValueError(f"{name} has {len(values)} values, expected {size} for hidden size {params.hidden} "
+                             f"and {params.buckets} output buckets")
+    for bias in params.output_biases:
+        if not isinstance(bias, int) or not -2**31 <= bias < 2**31:
+            raise ValueError(f"output bias {bias} does not fit in int32")
     check_constants(params.qa, params.qb, params.scale)
     if len(params.description.encode("utf-8")) > DESCRIPTION_MAX:
         raise ValueError(f"the description is longer than {DESCRIPTION_MAX} bytes")
 
 
 def net_bytes(params: NetParameters) -> bytes:
-    """The whole file of `params`, checksum included (ValueError if `params` is inconsistent)."""
+    """The whole file of `params`, checksum included (ValueError if `params` is inconsistent):
+    version 1 for a net with one output bucket, version 2 otherwise."""
     _validate(params)
     description = params.description.encode("utf-8")
+    if params.buckets == 1:
+        head = _HEADER.pack(MAGIC, VERSION_ONE_BUCKET, INPUTS, params.hidden, ACTIVATION_SCRELU, params.qa,
+                            params.qb, params.scale) + _TAIL_V1.pack(len(description))
+    else:
+        head = _HEADER.pack(MAGIC, VERSION, INPUTS, params.hidden, ACTIVATION_SCRELU, params.qa, params.qb,
+                            params.scale) + _TAIL_V2.pack(params.buckets, len(description))
     body = b"".join((
-        _HEADER.pack(MAGIC, VERSION, INPUTS, params.hidden, ACTIVATION_SCRELU, params.qa, params.qb, params.scale,
-                     len(description)),
+        head,
         description,
         _int16_le(params.feature_weights),
         _int16_le(params.feature_bias),
         _int16_le(params.output_weights),
-        _INT32.pack(params.output_bias),
+        b"".join(_INT32.pack(bias) for bias in params.output_biases),
     ))
     return body + _UINT32.pack(zlib.crc32(body))
 
@@ -185,53 +234,86 @@ def write_net(path: str | Path, params: NetParameters) -> None:
     Path(path).write_bytes(data)
 
 
+HEADER_MAX = _HEADER.size + _TAIL_V2.size   # the longer header, version 2's
+
+
+@dataclass(frozen=True)
+class _Header:
+    """What a file's header declares, checked: the fields and where the description starts."""
+
+    hidden: int
+    qa: int
+    qb: int
+    scale: int
+    buckets: int
+    description_length: int
+    size: int            # the header's bytes: 36 in version 1, 40 in version 2
+
+    @property
+    def file_size(self) -> int:
+        """The size of the whole file this header declares."""
+        parameters = INPUTS * self.hidden + self.hidden + self.buckets * 2 * self.hidden
+        return self.size + self.description_length + 2 * parameters + 4 * self.buckets + 4
+
+
 def read_net(source: str | Path | bytes | bytearray | memoryview) -> NetParameters:
     """A net from a file path or from the file's bytes; ValueError naming the problem if it is not a
-    valid version-1 net, OSError if the file cannot be opened.
+    valid version-1 or version-2 net, OSError if the file cannot be opened.
 
     A path must name a regular file (``eval/input_files.py``).  Its header is read and checked
     first; then exactly the bytes it declares are read, and only if the file's size is that: no
     more than the largest net's size is ever read, whatever the file holds.
     """
     if isinstance(source, (str, Path)):
-        return _parse(_read_net_file(source), f"{source}: ")
+        data, header = _read_net_file(source)
+        return _parse(data, header, f"{source}: ")
     data = bytes(source)
-    _check_size(data[:_HEADER.size], len(data), "")
-    return _parse(data, "")
+    return _parse(data, _check_header(data[:HEADER_MAX], len(data), ""), "")
 
 
-def _read_net_file(path: str | Path) -> bytes:
-    """The bytes of the net file at `path`, read after its header and its size are found right."""
+def _read_net_file(path: str | Path) -> tuple[bytes, _Header]:
+    """The bytes of the net file at `path` and its header, read after the header and the size are found right."""
     where = f"{path}: "
     file, size = open_regular_file(path)
     with file:
-        head = read_exactly(file, _HEADER.size)
-        if len(head) < min(size, _HEADER.size):
+        head = read_exactly(file, HEADER_MAX)
+        if len(head) < min(size, HEADER_MAX):
             raise ValueError(f"{where}the file got shorter while it was read")
-        expected = _check_size(head, size, where)
-        data = head + read_exactly(file, expected - len(head))
-    if len(data) != expected:
+        header = _check_header(head, size, where)
+        data = head + read_exactly(file, header.file_size - len(head))
+    if len(data) != header.file_size:
         raise ValueError(f"{where}the file got shorter while it was read")
-    return data
+    return data, header
 
 
-def _check_size(head: bytes, size: int, where: str) -> int:
-    """The file size that the header `head` (a file's first bytes) declares, if the file's `size` is
-    that; ValueError naming the first problem of the header or the size."""
+def _check_header(head: bytes, size: int, where: str) -> _Header:
+    """The header of a file whose first bytes are `head` (up to HEADER_MAX of them), if the file's
+    `size` is what it declares; ValueError naming the first problem of the header or the size."""
     if size < len(MAGIC):
         raise ValueError(f"{where}not a Kestrel NNUE net file: {size} bytes")
     if head[:4] != MAGIC:
         raise ValueError(f"{where}bad magic {head[:4]!r} (expected {MAGIC!r}): not a Kestrel NNUE net file")
-    if size < _HEADER.size:
-        raise ValueError(f"{where}truncated: {size} bytes, shorter than the {_HEADER.size}-byte header")
-    _, version, inputs, hidden, activation, qa, qb, scale, length = _HEADER.unpack_from(head, 0)
-    if version != VERSION:
-        raise ValueError(f"{where}unsupported version {version} (this reader knows version {VERSION})")
+    if size < _HEADER.size + _TAIL_V1.size:
+        raise ValueError(f"{where}truncated: {size} bytes, shorter than the {_HEADER.size + _TAIL_V1.size}-byte "
+                         f"header")
+    _, version, inputs, hidden, activation, qa, qb, scale = _HEADER.unpack_from(head, 0)
+    if version not in (VERSION_ONE_BUCKET, VERSION):
+        raise ValueError(f"{where}unsupported version {version} (this reader knows versions "
+                         f"{VERSION_ONE_BUCKET} and {VERSION})")
+    if version == VERSION_ONE_BUCKET:
+        buckets, header_size = 1, _HEADER.size + _TAIL_V1.size
+        (length,) = _TAIL_V1.unpack_from(head, _HEADER.size)
+    else:
+        header_size = HEADER_MAX
+        if size < header_size:
+            raise ValueError(f"{where}truncated: {size} bytes, shorter than the {header_size}-byte header")
+        buckets, length = _TAIL_V2.unpack_from(head, _HEADER.size)
     if inputs != INPUTS:
         raise ValueError(f"{where}wrong input count {inputs}, expected {INPUTS}")
     try:
         check_hidden(hidden)
         check_constants(qa, qb, scale)
+        check_buckets(buckets)
     except ValueError as error:
         raise ValueError(f"{where}{error}") from None
     if activation != ACTIVATION_SCRELU:
@@ -239,36 +321,37 @@ def _check_size(head: bytes, size: int, where: str) -> int:
     if length > DESCRIPTION_MAX:
         raise ValueError(f"{where}the header declares a description of {length} bytes, more than the "
                          f"{DESCRIPTION_MAX} allowed: the file is damaged")
-    expected: int = _HEADER.size + length + 2 * (INPUTS * hidden + hidden + 2 * hidden) + 4 + 4
+    header = _Header(hidden, qa, qb, scale, buckets, length, header_size)
+    expected = header.file_size
     if size < expected:
-        raise ValueError(f"{where}truncated: {size} bytes, expected {expected} for hidden size {hidden}")
+        raise ValueError(f"{where}truncated: {size} bytes, expected {expected} for hidden size {hidden} "
+                         f"and {buckets} output buckets")
     if size > expected:
         raise ValueError(f"{where}{size - expected} trailing bytes after the checksum")
-    return expected
+    return header
 
 
-def _parse(data: bytes, where: str) -> NetParameters:
-    """The net in `data`, whose header and size `_check_size` has found right: checksum, then fields."""
+def _parse(data: bytes, header: _Header, where: str) -> NetParameters:
+    """The net in `data`, whose header `_check_header` has found right: checksum, then fields."""
     expected = len(data)
-    _, _, _, hidden, _, qa, qb, scale, length = _HEADER.unpack_from(data, 0)
+    hidden, buckets = header.hidden, header.buckets
     (stored,) = _UINT32.unpack_from(data, expected - 4)
     computed = zlib.crc32(memoryview(data)[:expected - 4])
     if stored != computed:
         raise ValueError(f"{where}checksum mismatch (stored {stored:#010x}, computed {computed:#010x}): "
                          f"the file is damaged")
-    offset = _HEADER.size
+    offset = header.size
     try:
-        description = data[offset:offset + length].decode("utf-8")
+        description = data[offset:offset + header.description_length].decode("utf-8")
     except UnicodeDecodeError:
         raise ValueError(f"{where}the description is not UTF-8") from None
-    offset += length
+    offset += header.description_length
     feature_weights = _int16_from(data, offset, INPUTS * hidden)
     offset += 2 * INPUTS * hidden
     feature_bias = _int16_from(data, offset, hidden)
     offset += 2 * hidden
-    output_weights = _int16_from(data, offset, 2 * hidden)
-    offset += 4 * hidden
-    (output_bias,) = _INT32.unpack_from(data, offset)
-    return NetParameters(hidden, qa, qb, scale, description, feature_weights, feature_bias, output_weights,
-                         output_bias)
-
+    output_weights = _int16_from(data, offset, buckets * 2 * hidden)
+    offset += buckets * 4 * hidden
+    output_biases = tuple(_INT32.unpack_from(data, offset + 4 * k)[0] for k in range(buckets))
+    return NetParameters(hidden, header.qa, header.qb, header.scale, description, feature_weights, feature_bias,
+                         output_weights, output_biases)

@@ -103,7 +103,7 @@ cdef class IncrementalNnue:
     def evaluate(self) -> int:
         """The network's evaluation, reached incrementally where the stack allows."""
         return network_output(&self.network.weights, current_accumulators(&self.stack, &self.network.weights,
-                                                                          self.board), self.board.side_to_move)
+                                                                          self.board), self.board)
 
     def accumulators(self) -> Tuple[List[int], List[int]]:
         """White's and Black's accumulators, reached incrementally where the stack allows."""
@@ -117,7 +117,7 @@ cdef class IncrementalNnue:
             raise MemoryError()
         try:
             refresh_accumulators(&self.network.weights, self.board, acc)
-            return (network_output(&self.network.weights, acc, self.board.side_to_move),
+            return (network_output(&self.network.weights, acc, self.board),
                     accumulator_lists(acc, self.network.weights.hidden))
         finally:
             PyMem_Free(acc)

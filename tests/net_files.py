@@ -28,30 +28,40 @@ def constant_net_file(path: Path, centipawns: int = 1235) -> Path:
                                   feature_weights=array("h", [0] * (INPUTS * hidden)),
                                   feature_bias=array("h", [0] * hidden),
                                   output_weights=array("h", [0] * (2 * hidden)),
-                                  output_bias=centipawns * QA * QB // SCALE))
+                                  output_biases=(centipawns * QA * QB // SCALE,)))
     return path
 
 
-def random_parameters(hidden: int = 256, seed: int = 1, output_range: int = 12) -> dict[str, Any]:
+def random_parameters(hidden: int = 256, seed: int = 1, output_range: int = 12, buckets: int = 1) -> dict[str, Any]:
     """``Network(**random_parameters(...))``: seeded random weights of a trained net's magnitudes.
 
     Accumulators spread over about -250..400, so both clamps of the activation bite; output weights
-    are drawn from -output_range..output_range (above 128 the network takes the 64-bit output path).
+    are drawn from -output_range..output_range (above 128 the network takes the 64-bit output path),
+    for each of `buckets` output layers (the first drawn as a one-bucket net's).
     """
     rng = random.Random(seed)
-    ours = [rng.randint(-output_range, output_range) for _ in range(hidden)]
-    # A trained net weighs the other side's units about as the negative of its own: a symmetric
-    # position then scores near zero.  The halves still differ, by a little noise.
-    noise = max(1, output_range // 8)
-    theirs = [max(-INT16_MAX - 1, min(INT16_MAX, -w + rng.randint(-noise, noise))) for w in ours]
-    return {
+
+    def output_layer() -> list[int]:
+        ours = [rng.randint(-output_range, output_range) for _ in range(hidden)]
+        # A trained net weighs the other side's units about as the negative of its own: a symmetric
+        # position then scores near zero.  The halves still differ, by a little noise.
+        noise = max(1, output_range // 8)
+        return ours + [max(-INT16_MAX - 1, min(INT16_MAX, -w + rng.randint(-noise, noise))) for w in ours]
+
+    output_weights = output_layer()
+    parameters = {
         "hidden": hidden, "qa": QA, "qb": QB, "scale": SCALE,
         "feature_weights": array("h", [max(-INT16_MAX, min(INT16_MAX, round(rng.gauss(0.0, 24.0))))
                                        for _ in range(INPUTS * hidden)]),
         "feature_bias": array("h", [rng.randint(-64, 192) for _ in range(hidden)]),
-        "output_weights": array("h", ours + theirs),
-        "output_bias": rng.randint(-50, 50),
     }
+    biases = [rng.randint(-50, 50)]
+    for _ in range(buckets - 1):
+        output_weights += output_layer()
+        biases.append(rng.randint(-50, 50))
+    parameters["output_weights"] = array("h", output_weights)
+    parameters["output_biases"] = tuple(biases)
+    return parameters
 
 
 def net_parameters(parameters: dict[str, Any], description: str = "test: random") -> NetParameters:
@@ -59,9 +69,9 @@ def net_parameters(parameters: dict[str, Any], description: str = "test: random"
     return NetParameters(description=description, **parameters)
 
 
-def random_network(hidden: int = 256, seed: int = 1, output_range: int = 12) -> Network:
-    """A Network of random_parameters(hidden, seed, output_range)."""
-    return network_of(net_parameters(random_parameters(hidden, seed, output_range)))
+def random_network(hidden: int = 256, seed: int = 1, output_range: int = 12, buckets: int = 1) -> Network:
+    """A Network of random_parameters(hidden, seed, output_range, buckets)."""
+    return network_of(net_parameters(random_parameters(hidden, seed, output_range, buckets)))
 
 
 def labelled_records(count: int, seed: int = 1, max_plies: int = 120, keep: float = 0.25) -> bytes:

@@ -48,6 +48,11 @@ def reference_accumulators(params: NetParameters, board: chess.Board) -> list[li
     return result
 
 
+def reference_bucket(pieces: int, buckets: int) -> int:
+    """The spec's output bucket: pieces 2..32 in `buckets` equal runs, ``(pieces - 2) * buckets // 31``."""
+    return min(buckets - 1, max(0, (pieces - 2) * buckets // 31))
+
+
 def evaluate_reference(params: NetParameters, position: chess.Board | str) -> int:
     """The net's score in centipawns, side to move's view, of a board or a FEN: the spec's integer
     inference exactly (the engine then clamps it to its evaluation limit)."""
@@ -55,11 +60,13 @@ def evaluate_reference(params: NetParameters, position: chess.Board | str) -> in
     accumulators = reference_accumulators(params, board)
     stm = 0 if board.turn == chess.WHITE else 1
     hidden, qa = params.hidden, params.qa
+    bucket = reference_bucket(len(board.piece_map()), params.buckets)
+    weights = params.output_weights[bucket * 2 * hidden:(bucket + 1) * 2 * hidden]
     total = 0
     for half, acc in enumerate((accumulators[stm], accumulators[1 - stm])):
-        out = params.output_weights[half * hidden:(half + 1) * hidden]
+        out = weights[half * hidden:(half + 1) * hidden]
         for value, weight in zip(acc, out, strict=True):
             v = min(max(value, 0), qa)
             total += v * v * weight
-    raw = div_toward_zero(total, qa) + params.output_bias
+    raw = div_toward_zero(total, qa) + params.output_biases[bucket]
     return div_toward_zero(raw * params.scale, qa * params.qb)

@@ -106,6 +106,8 @@ def test_the_trainer_refuses_an_output_it_cannot_create_before_training(kpos: Pa
     ("--lr", "0", "above 0"),
     ("--lambda", "1.5", "at most 1"),
     ("--hidden", "17", "multiple of 16"),
+    ("--output-buckets", "9", "1..8"),
+    ("--output-buckets", "0", "of 1 or more"),
     ("--batch", "0", "of 1 or more"),
     ("--threads", "0", "from 1 to"),
     ("--seed", "-1", "of 0 or more"),

@@ -26,29 +26,39 @@ from eval.networks import network_of
 from eval.nnue_architecture import INPUTS, QA_MAX, QB_MAX, SCALE_MAX
 from eval.nnue_file import DESCRIPTION_MAX, NetParameters, net_bytes, read_net
 
-HEADER = struct.Struct("<4sIIIIiiiI")
-FIELDS = ("magic", "version", "inputs", "hidden", "activation", "qa", "qb", "scale", "length")
+# The two versions' headers (eval/nnue_file.py): version 2 adds the output bucket count.
+HEADERS = {1: (struct.Struct("<4sIIIIiiiI"),
+               ("magic", "version", "inputs", "hidden", "activation", "qa", "qb", "scale", "length")),
+           2: (struct.Struct("<4sIIIIiiiII"),
+               ("magic", "version", "inputs", "hidden", "activation", "qa", "qb", "scale", "buckets", "length"))}
+BUCKETS = [1, 8]       # a version-1 net and a version-2 one
 # A hung reader fails the test instead of hanging the run; far above the milliseconds a refusal takes.
 HANG_BOUND_S = 20.0
 
 
-def small_net(seed: int = 1) -> bytes:
+def small_net(seed: int = 1, buckets: int = 1) -> bytes:
     rng = random.Random(seed)
     hidden = 16
     return net_bytes(NetParameters(
         hidden=hidden, qa=255, qb=64, scale=400, description="fuzz",
         feature_weights=array("h", (rng.randint(-300, 300) for _ in range(INPUTS * hidden))),
         feature_bias=array("h", (rng.randint(-100, 100) for _ in range(hidden))),
-        output_weights=array("h", (rng.randint(-120, 120) for _ in range(2 * hidden))),
-        output_bias=rng.randint(-9999, 9999)))
+        output_weights=array("h", (rng.randint(-120, 120) for _ in range(buckets * 2 * hidden))),
+        output_biases=tuple(rng.randint(-9999, 9999) for _ in range(buckets))))
+
+
+def header_of(data: bytes) -> tuple[struct.Struct, tuple[str, ...]]:
+    """The header layout and field names of a good net's bytes (by its version field)."""
+    return HEADERS[struct.unpack_from("<I", data, 4)[0]]
 
 
 def with_fields(data: bytes, **fields: Any) -> bytes:
     """`data` with header fields replaced and its checksum made right again."""
-    values = list(HEADER.unpack_from(data))
+    header, names = header_of(data)
+    values = list(header.unpack_from(data))
     for name, value in fields.items():
-        values[FIELDS.index(name)] = value
-    body = HEADER.pack(*values) + data[HEADER.size:-4]
+        values[names.index(name)] = value
+    body = header.pack(*values) + data[header.size:-4]
     return body + struct.pack("<I", zlib.crc32(body))
 
 
@@ -91,8 +101,10 @@ def test_random_bytes_are_refused(tmp_path: Path) -> None:
             assert isinstance(outcome(source), ValueError), (trial, data[:40])
 
 
-def test_every_truncation_and_every_extension_is_refused(tmp_path: Path) -> None:
-    good = small_net()
+@pytest.mark.parametrize("buckets", BUCKETS)
+def test_every_truncation_and_every_extension_is_refused(tmp_path: Path, buckets: int) -> None:
+    good = small_net(buckets=buckets)
+    header = header_of(good)[0]
     path = tmp_path / "cut.nnue"
     rng = random.Random(2)
     cuts = sorted({*range(0, 80), *rng.sample(range(80, len(good)), 200), len(good) - 1})
@@ -100,28 +112,32 @@ def test_every_truncation_and_every_extension_is_refused(tmp_path: Path) -> None
         path.write_bytes(good[:cut])
         result = outcome(path)
         assert isinstance(result, ValueError), cut
-        assert ("truncated" in str(result)) if cut >= HEADER.size else ("not a Kestrel NNUE net" in str(result)
+        assert ("truncated" in str(result)) if cut >= header.size else ("not a Kestrel NNUE net" in str(result)
                                                                         or "truncated" in str(result)), cut
     for extra in (1, 2, 1000):
         path.write_bytes(good + bytes(extra))
         assert f"{extra} trailing bytes" in str(outcome(path))
 
 
-def test_every_single_bit_flip_is_refused() -> None:
+@pytest.mark.parametrize("buckets", BUCKETS)
+def test_every_single_bit_flip_is_refused(buckets: int) -> None:
     """CRC-32 catches every one-bit error; a flip in the header is caught by its own check first."""
-    good = small_net()
+    good = small_net(buckets=buckets)
     rng = random.Random(3)
-    positions = [*range(HEADER.size * 8 + 64), *rng.sample(range(len(good) * 8), 2000), len(good) * 8 - 1]
+    positions = [*range(header_of(good)[0].size * 8 + 64), *rng.sample(range(len(good) * 8), 2000),
+                 len(good) * 8 - 1]
     for bit in positions:
         damaged = bytearray(good)
         damaged[bit // 8] ^= 1 << (bit % 8)
         assert isinstance(outcome(bytes(damaged)), ValueError), bit
 
 
-def test_what_read_net_accepts_the_engine_accepts() -> None:
+@pytest.mark.parametrize("buckets", BUCKETS)
+def test_what_read_net_accepts_the_engine_accepts(buckets: int) -> None:
     """Header constants at and past each bound of the C `Network`, with the checksum made right: the
     reader refuses exactly what the engine would, so a net it returns always loads."""
-    good = small_net()
+    good = small_net(buckets=buckets)
+    names = header_of(good)[1]
     interesting = (-2**31, -1, 0, 1, 255, 32767, 32768, SCALE_MAX, SCALE_MAX + 1, 2**31 - 1)
     accepted = 0
     for name, top in (("qa", QA_MAX), ("qb", QB_MAX), ("scale", SCALE_MAX)):
@@ -135,7 +151,7 @@ def test_what_read_net_accepts_the_engine_accepts() -> None:
                 assert isinstance(result, ValueError) and "must be 1.." in str(result), (name, value)
     rng = random.Random(4)
     for _ in range(300):
-        name = rng.choice(FIELDS[1:])
+        name = rng.choice(names[1:])
         value = rng.getrandbits(32)
         if name in ("qa", "qb", "scale"):
             value -= 2**31
@@ -146,8 +162,11 @@ def test_what_read_net_accepts_the_engine_accepts() -> None:
     assert accepted > 10
 
 
-def test_a_huge_declared_or_real_size_is_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A 1 GB file (sparse: no disk used) is refused after its 36-byte header, whatever it holds."""
+@pytest.mark.parametrize("buckets", BUCKETS)
+def test_a_huge_declared_or_real_size_is_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  buckets: int) -> None:
+    """A 1 GB file (sparse: no disk used) is refused after its header (the reader takes the longer
+    header's 40 bytes at once), whatever it holds."""
     read: list[int] = []
 
     def counting(file: Any, count: int) -> bytes:
@@ -156,13 +175,16 @@ def test_a_huge_declared_or_real_size_is_not_read(tmp_path: Path, monkeypatch: p
         return data
 
     monkeypatch.setattr(nnue_file, "read_exactly", counting)
-    good = small_net()
+    good = small_net(buckets=buckets)
+    size = header_of(good)[0].size
     cases = {
         "wrong-magic": (b"\x7fELF" + bytes(32), "bad magic"),
-        "right-header": (good[:HEADER.size], "trailing bytes"),
-        "long-description": (with_fields(good, length=DESCRIPTION_MAX + 1)[:HEADER.size], "description"),
-        "hidden-2^31": (with_fields(good, hidden=2**31)[:HEADER.size], "hidden size"),
+        "right-header": (good[:size], "trailing bytes"),
+        "long-description": (with_fields(good, length=DESCRIPTION_MAX + 1)[:size], "description"),
+        "hidden-2^31": (with_fields(good, hidden=2**31)[:size], "hidden size"),
     }
+    if buckets > 1:
+        cases["buckets-2^31"] = (with_fields(good, buckets=2**31)[:size], "output buckets")
     for name, (head, reason) in cases.items():
         path = tmp_path / f"{name}.nnue"
         with path.open("wb") as file:
@@ -170,7 +192,7 @@ def test_a_huge_declared_or_real_size_is_not_read(tmp_path: Path, monkeypatch: p
             file.truncate(1 << 30)
         read.clear()
         assert reason in str(outcome(path)), name
-        assert sum(read) <= HEADER.size, (name, read)
+        assert sum(read) <= nnue_file.HEADER_MAX, (name, read)
         path.unlink()
 
 

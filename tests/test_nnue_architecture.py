@@ -25,7 +25,7 @@ def network_arguments(hidden: int, qa: int = QA, qb: int = QB, scale: int = SCAL
     return {"hidden": hidden, "qa": qa, "qb": qb, "scale": scale,
             "feature_weights": array("h", bytes(2 * arch.INPUTS * hidden)),
             "feature_bias": array("h", bytes(2 * hidden)), "output_weights": array("h", bytes(4 * hidden)),
-            "output_bias": 0}
+            "output_biases": (0,)}
 
 
 @pytest.mark.parametrize("hidden", [arch.HIDDEN_MIN - arch.HIDDEN_STEP, arch.HIDDEN_MIN, arch.HIDDEN_MIN + 1,

@@ -23,7 +23,8 @@ from eval.nnue_file import (
 )
 from search.board.position import Position
 
-HEADER_SIZE = 36
+HEADER_SIZE = 36          # version 1; version 2 adds the bucket count
+HEADER_SIZE_V2 = 40
 FENS = [
     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
     "r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
@@ -33,15 +34,15 @@ FENS = [
 ]
 
 
-def random_net(hidden: int = 32, seed: int = 7, description: str = "test net") -> NetParameters:
+def random_net(hidden: int = 32, seed: int = 7, description: str = "test net", buckets: int = 1) -> NetParameters:
     """Weights in the range a trained net has (|W| <= 505 = 1.98 * QA), biases that keep units alive."""
     rng = random.Random(seed)
     return NetParameters(
         hidden=hidden, qa=QA, qb=QB, scale=SCALE, description=description,
         feature_weights=array("h", (rng.randint(-120, 120) for _ in range(INPUTS * hidden))),
         feature_bias=array("h", (rng.randint(0, 200) for _ in range(hidden))),
-        output_weights=array("h", (rng.randint(-126, 126) for _ in range(2 * hidden))),
-        output_bias=rng.randint(-5000, 5000))
+        output_weights=array("h", (rng.randint(-126, 126) for _ in range(buckets * 2 * hidden))),
+        output_biases=tuple(rng.randint(-5000, 5000) for _ in range(buckets)))
 
 
 def mirror_fen(fen: str) -> str:
@@ -88,9 +89,56 @@ def test_the_layout_is_the_documented_one() -> None:
     offset += 32
     assert struct.unpack_from("<32h", data, offset) == tuple(net.output_weights)
     offset += 64
-    assert struct.unpack_from("<i", data, offset)[0] == net.output_bias
+    assert struct.unpack_from("<i", data, offset)[0] == net.output_biases[0]
     assert struct.unpack_from("<I", data, offset + 4)[0] == zlib.crc32(data[:offset + 4])
     assert len(data) == offset + 8
+
+
+def test_the_version_2_layout_is_the_documented_one(tmp_path: Path) -> None:
+    """Several output buckets: version 2, the bucket count before the description length, the output
+    layers bucket after bucket, then one int32 bias per bucket."""
+    net = random_net(hidden=16, description="ab", buckets=3)
+    data = net_bytes(net)
+    assert struct.unpack_from("<4sIIIIiiiII", data) == (b"KNUE", 2, 768, 16, 1, 255, 64, 400, 3, 2)
+    assert data[40:42] == b"ab"
+    offset = HEADER_SIZE_V2 + 2 + 2 * 768 * 16
+    assert struct.unpack_from("<16h", data, offset) == tuple(net.feature_bias)
+    offset += 32
+    assert struct.unpack_from("<96h", data, offset) == tuple(net.output_weights)
+    offset += 2 * 96
+    assert struct.unpack_from("<3i", data, offset) == net.output_biases
+    assert struct.unpack_from("<I", data, offset + 12)[0] == zlib.crc32(data[:offset + 12])
+    assert len(data) == offset + 16
+    assert read_net(data) == net and read_net(data).buckets == 3
+    write_net(tmp_path / "v2.nnue", net)
+    assert read_net(tmp_path / "v2.nnue") == net
+    with pytest.raises(ValueError, match="truncated"):
+        read_net(data[:-2])
+    with pytest.raises(ValueError, match="9 output buckets are not supported"):
+        read_net(with_v2_header(data, buckets=9))
+    with pytest.raises(ValueError, match="0 output buckets are not supported"):
+        read_net(with_v2_header(data, buckets=0))
+    with pytest.raises(ValueError, match="truncated"):
+        read_net(with_v2_header(data, buckets=4))             # declares a layer more than the file holds
+    with pytest.raises(ValueError, match="trailing bytes"):
+        read_net(with_v2_header(data, buckets=2))
+
+
+def test_a_one_bucket_net_is_written_as_version_1_byte_for_byte() -> None:
+    """The shipped net reads and writes back to the same bytes: older engines load what this writes."""
+    from eval.networks import builtin_path
+    data = builtin_path().read_bytes()
+    net = read_net(data)
+    assert net.buckets == 1 and struct.unpack_from("<I", data, 4)[0] == 1
+    assert net_bytes(net) == data
+
+
+def with_v2_header(data: bytes, buckets: int) -> bytes:
+    """A version-2 net's bytes with another bucket count and the checksum made right again."""
+    header = bytearray(data)
+    struct.pack_into("<I", header, 32, buckets)
+    body = bytes(header[:-4])
+    return body + struct.pack("<I", zlib.crc32(body))
 
 
 def test_truncated_files_are_refused() -> None:
@@ -127,8 +175,12 @@ def test_bad_magic_and_other_files_are_refused() -> None:
 
 def test_unsupported_header_values_are_refused() -> None:
     data = net_bytes(random_net())
-    with pytest.raises(ValueError, match="unsupported version 2"):
-        read_net(with_header(data, version=2))
+    with pytest.raises(ValueError, match="unsupported version 3"):
+        read_net(with_header(data, version=3))
+    with pytest.raises(ValueError, match="unsupported version 0"):
+        read_net(with_header(data, version=0))
+    with pytest.raises(ValueError):
+        read_net(with_header(data, version=2))      # a version-1 file read as version 2: its sizes are wrong
     with pytest.raises(ValueError, match="wrong input count 769"):
         read_net(with_header(data, inputs=769))
     with pytest.raises(ValueError, match="hidden size 20 is not supported"):
@@ -146,8 +198,15 @@ def test_write_refuses_inconsistent_parameters(tmp_path: Path) -> None:
         write_net(tmp_path / "x.nnue", bad_size)
     with pytest.raises(ValueError, match="hidden size 24"):
         net_bytes(NetParameters(**{**net.__dict__, "hidden": 24}))
-    with pytest.raises(ValueError, match="output_bias"):
-        net_bytes(NetParameters(**{**net.__dict__, "output_bias": 2**31}))
+    with pytest.raises(ValueError, match="output bias"):
+        net_bytes(NetParameters(**{**net.__dict__, "output_biases": (2**31,)}))
+    with pytest.raises(ValueError, match="output_weights has 64 values, expected 128"):
+        net_bytes(NetParameters(**{**net.__dict__, "output_biases": (0, 0)}))
+    with pytest.raises(ValueError, match="9 output buckets"):
+        net_bytes(NetParameters(**{**net.__dict__, "output_biases": (0,) * 9,
+                                   "output_weights": array("h", [0] * (9 * 64))}))
+    with pytest.raises(ValueError, match="tuple"):
+        net_bytes(NetParameters(**{**net.__dict__, "output_biases": [0]}))  # type: ignore[arg-type]
 
 
 def test_feature_indices() -> None:
@@ -181,7 +240,7 @@ def test_integer_evaluation_by_hand() -> None:
 
     def net(bias0: int, out0: int, output_bias: int) -> NetParameters:
         return NetParameters(hidden, QA, QB, SCALE, "", zeros, array("h", [bias0] + [0] * 15),
-                             array("h", [out0] + [0] * 31), output_bias)
+                             array("h", [out0] + [0] * 31), (output_bias,))
 
     fen = FENS[0]
     # v = 100: sum = 100 * 100 * 10 = 100000; raw = 100000 / 255 = 392 (392.16); 392 * 400 / 16320 = 9 (9.61).

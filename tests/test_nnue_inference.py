@@ -13,7 +13,7 @@ import pytest
 import random_play
 from net_files import net_parameters, random_network, random_parameters
 from nnue_internals import IncrementalNnue, nnue_accumulators
-from nnue_reference import evaluate_reference
+from nnue_reference import evaluate_reference, reference_bucket
 from nnue_reference import reference_accumulators as spec_accumulators
 
 from eval.api import evaluate
@@ -75,8 +75,16 @@ def test_network_checks_its_shapes_and_constants(params: dict[str, Any]) -> None
         Network(**{**params, "feature_weights": array("h", [0] * 10)})
     with pytest.raises(ValueError, match="qa"):
         Network(**{**params, "qa": 0})
+    with pytest.raises(ValueError, match="output buckets"):
+        Network(**{**params, "output_biases": ()})
+    with pytest.raises(ValueError, match="output buckets"):
+        Network(**{**params, "output_biases": (0,) * 9, "output_weights": array("h", [0] * (9 * 2 * 64))})
+    with pytest.raises(ValueError, match="output weights"):
+        Network(**{**params, "output_biases": (0, 0)})       # two buckets need twice the weights
+    with pytest.raises(ValueError, match="int32"):
+        Network(**{**params, "output_biases": (2**31,)})
     net = Network(**params)
-    assert (net.hidden, net.qa, net.qb, net.scale) == (64, 255, 64, 400)
+    assert (net.hidden, net.qa, net.qb, net.scale, net.buckets) == (64, 255, 64, 400, 1)
     assert net.output_chunk == 64       # small output weights: the 16-bit path
     with pytest.raises(TypeError):
         net.__init__(**params)
@@ -117,7 +125,7 @@ def test_extreme_weights_wrap_alike_incrementally_and_afresh() -> None:
     p = random_parameters(hidden=16, seed=5, output_range=32767)
     p["feature_weights"] = array("h", [rng.choice((-32768, 32767, rng.randint(-32768, 32767)))
                                        for _ in range(768 * 16)])
-    p["output_bias"] = -(2**31)
+    p["output_biases"] = (-(2**31),)
     net = Network(**p)
     walk_and_compare(net, START, False, seed=5, plies=60, reference=p)
 
@@ -126,12 +134,41 @@ def test_division_of_negative_sums_truncates_toward_zero() -> None:
     """Only the output bias and one weight: raw and the final division are negative, not exact."""
     hidden = 16
     p = {"hidden": hidden, "qa": 255, "qb": 64, "scale": 400, "feature_weights": array("h", [0] * (768 * hidden)),
-         "feature_bias": array("h", [7] * hidden), "output_weights": array("h", [0] * (2 * hidden)), "output_bias": -1}
+         "feature_bias": array("h", [7] * hidden), "output_weights": array("h", [0] * (2 * hidden)),
+         "output_biases": (-1,)}
     p["output_weights"][3] = -1
     board = chess.Board()
     # 7^2 * -1 = -49; -49 / 255 = 0 (floor division would say -1); raw -1; -400 / 16320 = 0 (not -1).
     assert reference_evaluate(p, board) == 0
     assert nnue_evaluate(Network(**p), Position()) == 0
+
+
+@pytest.mark.parametrize("buckets", [2, 5, 8])
+def test_each_piece_count_uses_its_output_bucket(buckets: int) -> None:
+    """A net with several output layers: the C evaluation equals the spec's on positions of every
+    piece count, and each bucket's layer is the one used (a net that differs only in one bucket's
+    layer changes the scores of exactly the positions of that bucket)."""
+    p = random_parameters(hidden=32, seed=10 + buckets, buckets=buckets)
+    net = Network(**p)
+    assert net.buckets == buckets and len(net.output_biases) == buckets
+    boards = random_boards(40, seed=20 + buckets, plies=200)
+    counts = {len(board.piece_map()) for board in boards}
+    assert len(counts) > 8                          # the games thin out: many piece counts
+    changed_bucket = buckets - 1
+    other = dict(p, output_biases=tuple(b + (50_000 if k == changed_bucket else 0)
+                                        for k, b in enumerate(p["output_biases"])))
+    other_net = Network(**other)
+    for board in boards:
+        position = position_of(board)
+        assert nnue_evaluate(net, position) == reference_evaluate(p, board), board.fen()
+        in_bucket = reference_bucket(len(board.piece_map()), buckets) == changed_bucket
+        assert (nnue_evaluate(other_net, position) != nnue_evaluate(net, position)) == in_bucket, board.fen()
+
+
+def test_incremental_evaluation_with_buckets_equals_afresh() -> None:
+    """Captures move a position from bucket to bucket during a walk; the incremental evaluation follows."""
+    p = random_parameters(hidden=32, seed=31, buckets=8)
+    walk_and_compare(Network(**p), KIWIPETE, False, seed=31, plies=120, reference=p)
 
 
 # ---------------------------------------------------------------- symmetry

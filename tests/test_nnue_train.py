@@ -13,7 +13,7 @@ import pytest
 from net_files import labelled_records
 from nnue_reference import evaluate_reference, reference_features
 
-from eval.nnue_architecture import QB_MAX
+from eval.nnue_architecture import QB_MAX, output_bucket
 from eval.nnue_file import QA, QB, SCALE, WEIGHT_CLIP, read_net
 from tools import nnue_kernels
 from tools.nnue_data import RECORD_SIZE, pack, unpack
@@ -34,12 +34,12 @@ def records(data_file: Path) -> Any:
     return np.ascontiguousarray(Records.load([data_file]).gather(np.arange(POSITIONS)))
 
 
-def random_net(hidden: int, seed: int, dtype: Any = np.float32) -> FloatNet:
+def random_net(hidden: int, seed: int, dtype: Any = np.float32, buckets: int = 1) -> FloatNet:
     rng = np.random.default_rng(seed)
     return FloatNet(W=rng.normal(0.0, 0.15, (768, hidden)).astype(dtype),
                     bias=rng.uniform(0.0, 0.6, hidden).astype(dtype),
-                    w_out=rng.normal(0.0, 0.5, 2 * hidden).astype(dtype),
-                    b_out=np.array([0.1], dtype=dtype))
+                    w_out=rng.normal(0.0, 0.5, buckets * 2 * hidden).astype(dtype),
+                    b_out=(0.1 + rng.normal(0.0, 0.05, buckets)).astype(dtype))
 
 
 def sigmoid(x: float) -> float:
@@ -78,15 +78,16 @@ def test_a_bad_piece_code_is_refused() -> None:
     net = random_net(16, 1)
     with pytest.raises(ValueError, match="bad piece code"):
         nnue_kernels.forward(np.frombuffer(bytes(record), dtype=np.uint8).reshape(1, RECORD_SIZE), net.W, net.bias,
-                             net.w_out, 0.0, 0.75, 1 / 400, out, out.copy())
+                             net.w_out, net.b_out, 0.75, 1 / 400, out, out.copy())
 
 
-def test_the_sparse_forward_equals_a_dense_numpy_forward(records: Any) -> None:
-    net = random_net(32, 2)
+@pytest.mark.parametrize("buckets", [1, 8])
+def test_the_sparse_forward_equals_a_dense_numpy_forward(records: Any, buckets: int) -> None:
+    net = random_net(32, 2, buckets=buckets)
     n = 256
     out = np.zeros(n, dtype=np.float32)
     target = np.zeros(n, dtype=np.float32)
-    nnue_kernels.forward(records[:n], net.W, net.bias, net.w_out, float(net.b_out[0]), 0.75, 1 / 400, out, target)
+    nnue_kernels.forward(records[:n], net.W, net.bias, net.w_out, net.b_out, 0.75, 1 / 400, out, target)
     # The dense forward: one-hot inputs times W, over the FEN that the record decodes to.
     for i in range(n):
         record = unpack(records[i].tobytes())
@@ -98,16 +99,19 @@ def test_the_sparse_forward_equals_a_dense_numpy_forward(records: Any) -> None:
 
 def loss_and_gradient(net: FloatNet, batch: Any) -> tuple[float, dict[str, Any]]:
     grads = {name: np.zeros_like(value) for name, value in net.arrays().items()}
-    loss = nnue_kernels.train_batch(batch, net.W, net.bias, net.w_out, float(net.b_out[0]), 0.75, 1 / 400, 1.0,
+    loss = nnue_kernels.train_batch(batch, net.W, net.bias, net.w_out, net.b_out, 0.75, 1 / 400, 1.0,
                                     grads["W"], grads["bias"], grads["w_out"], grads["b_out"])
     return loss, grads
 
 
-def test_the_backward_pass_matches_finite_differences(records: Any) -> None:
+@pytest.mark.parametrize("buckets", [1, 8])
+def test_the_backward_pass_matches_finite_differences(records: Any, buckets: int) -> None:
     """Central differences in float64 on a tiny net, for parameters of every kind (active rows of W included),
-    over 150 positions: more than one of the kernel's 64-position chunks, the last one partial."""
+    over 150 positions: more than one of the kernel's 64-position chunks, the last one partial.  With
+    output buckets, every bucket's bias and weights of the buckets in use; a bucket no position uses
+    gets no gradient."""
     n = 150
-    net = random_net(16, 4, dtype=np.float64)
+    net = random_net(16, 4, dtype=np.float64, buckets=buckets)
     batch = records[:n]
     _, grads = loss_and_gradient(net, batch)
     white = np.zeros((n, 32), dtype=np.int32)
@@ -115,10 +119,13 @@ def test_the_backward_pass_matches_finite_differences(records: Any) -> None:
     counts = np.zeros(n, dtype=np.int32)
     stm = np.zeros(n, dtype=np.int32)
     nnue_kernels.decode(batch, white, black, counts, stm)
+    used = sorted({output_bucket(int(count), buckets) for count in counts})
+    assert buckets == 1 or len(used) >= 3                 # the positions spread over several buckets
     rng = np.random.default_rng(0)
-    probes: list[tuple[str, tuple[int, ...]]] = [("b_out", (0,))]
+    probes: list[tuple[str, tuple[int, ...]]] = [("b_out", (k,)) for k in range(buckets)]
     probes += [("bias", (int(j),)) for j in rng.choice(16, 5, replace=False)]
-    probes += [("w_out", (int(j),)) for j in rng.choice(32, 6, replace=False)]
+    probes += [("w_out", (32 * k + int(j),)) for k in used for j in rng.choice(32, 6 if buckets == 1 else 2,
+                                                                                 replace=False)]
     probes += [("W", (int(white[i, k]), int(rng.integers(16)))) for i, k in ((0, 0), (1, 3), (70, 5), (149, 1))]
     probes += [("W", (int(black[i, k]), int(rng.integers(16)))) for i, k in ((3, 2), (130, 0))]
     eps = 1e-6
@@ -134,18 +141,21 @@ def test_the_backward_pass_matches_finite_differences(records: Any) -> None:
         numeric = (plus - minus) / (2 * eps)
         assert grads[name][index] == pytest.approx(numeric, rel=1e-5, abs=1e-8), (name, index)
         checked += abs(numeric) > 1e-5
-    assert checked >= len(probes) - 3             # most probes have a real gradient to compare
+    assert checked >= len(probes) - (buckets - len(used)) - 3   # most probes have a real gradient to compare
+    for k in set(range(buckets)) - set(used):
+        assert grads["b_out"][k] == 0 and not grads["w_out"][32 * k:32 * (k + 1)].any()
     # A row no position uses gets nothing.
     active = {int(f) for i in range(n) for f in (*white[i, :counts[i]], *black[i, :counts[i]])}
     inactive = sorted(set(range(768)) - active)
     assert inactive and not grads["W"][inactive].any()
 
 
-def test_threads_split_the_batch_without_changing_the_gradient(records: Any) -> None:
+@pytest.mark.parametrize("buckets", [1, 8])
+def test_threads_split_the_batch_without_changing_the_gradient(records: Any, buckets: int) -> None:
     from tools.nnue_train import Trainer
     results = []
     for threads in (1, 3):
-        trainer = Trainer(random_net(32, 5), threads, 0.75, 400, 0.0)
+        trainer = Trainer(random_net(32, 5, buckets=buckets), threads, 0.75, 400, 0.0)
         loss, grads = trainer.gradient(records[:999])
         results.append((loss, {name: value.copy() for name, value in grads.items()}))
         trainer.close()
@@ -191,7 +201,7 @@ def dequantised(quantised: Any) -> FloatNet:
     return FloatNet(W=np.array(quantised.feature_weights, dtype=np.float64).reshape(768, -1) / QA,
                     bias=np.array(quantised.feature_bias, dtype=np.float64) / QA,
                     w_out=np.array(quantised.output_weights, dtype=np.float64) / quantised.qb,
-                    b_out=np.array([quantised.output_bias / (QA * quantised.qb)]))
+                    b_out=np.array(quantised.output_biases, dtype=np.float64) / (QA * quantised.qb))
 
 
 def test_the_quantised_net_matches_the_float_model(data_file: Path, tmp_path: Path,
@@ -219,6 +229,40 @@ def test_the_quantised_net_matches_the_float_model(data_file: Path, tmp_path: Pa
     assert np.mean(trained) < np.mean(trained_fixed)
     assert np.mean(trained) <= 3 and max(trained) <= 12
     assert np.mean(np.abs(scores)) > 50            # a net that says something, not a constant near 0
+
+
+def test_a_net_with_output_buckets_trains_and_plays_as_its_float_model(data_file: Path, tmp_path: Path,
+                                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """--output-buckets 8: a version-2 file whose buckets learnt apart; the engine's C inference equals
+    the spec's on it and stays near the float model; a resume with another bucket count is refused."""
+    from eval.networks import load_network
+    from eval.nnue_api import nnue_evaluate
+    from search.board.position import Position
+    out = tmp_path / "b.nnue"
+    output = run_trainer(str(data_file), "--hidden", "32", "--output-buckets", "8", "--epochs", "4", "--batch", "256",
+                         "--lr", "0.005", "--warmup-steps", "10", "--val-fraction", "0.2", "--threads", "2",
+                         "--out", str(out), capsys=capsys)
+    assert "8 output buckets" in output
+    losses = val_losses(output)
+    assert losses[-1] < 0.9 * losses[0], output
+    assert out.read_bytes()[4] == 2                                     # version 2
+    params = read_net(out)
+    float_net = load_checkpoint(tmp_path / "b.nnue.checkpoints" / "epoch-0004.npz")[0]
+    assert params.buckets == float_net.buckets == 8
+    layers = np.array(params.output_weights).reshape(8, -1)
+    assert len({layer.tobytes() for layer in layers}) > 4               # the buckets in use learnt apart
+    network, _ = load_network(out)
+    data = data_file.read_bytes()
+    fens = [unpack(data[i:i + RECORD_SIZE]).fen for i in range(0, len(data), RECORD_SIZE * 30)]
+    errors = []
+    for fen in fens:
+        score = nnue_evaluate(network, Position(fen))
+        assert score == evaluate_reference(params, fen), fen
+        errors.append(abs(score - float_output(float_net, fen) * SCALE))
+    assert np.mean(errors) <= 3 and max(errors) <= 12
+    assert main([str(data_file), "--output-buckets", "4", "--epochs", "5", "--out", str(tmp_path / "c.nnue"),
+                 "--resume", str(tmp_path / "b.nnue.checkpoints" / "epoch-0004.npz")]) == 2
+    assert "differs from the checkpoint's 8" in capsys.readouterr().err
 
 
 def test_the_output_scale_is_the_finest_that_keeps_16_bit_products() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from array import array
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,8 @@ from conftest import UciProcess, bestmoves, info_strings
 from net_files import constant_net_file, random_parameters
 
 from eval.networks import BUILTIN_NET, builtin_path
-from eval.nnue_file import NetParameters, net_bytes, read_net, write_net
+from eval.nnue_architecture import INPUTS
+from eval.nnue_file import QA, QB, SCALE, NetParameters, net_bytes, read_net, write_net
 
 CONSTANT_CP = 1235      # what the constant net below says about every position, for the side to move
 
@@ -71,6 +73,29 @@ def test_an_eval_file_is_used_and_use_nnue_false_turns_it_off(engine: UciProcess
     # Back to the built-in net by its name.
     assert not any("cannot" in line for line in answer_to(engine, f"setoption name EvalFile value {BUILTIN_NET}"))
     assert depth_one_score(engine) != -CONSTANT_CP
+
+
+def test_a_net_with_output_buckets_scores_by_piece_count(engine: UciProcess, tmp_path: Path) -> None:
+    """A version-2 net with 8 output buckets that says 100 cp times (bucket + 1) for the side to move:
+    the engine loads it, names its buckets, and searches with the layer of each position's piece count."""
+    hidden = 16
+    net = tmp_path / "buckets.nnue"
+    write_net(net, NetParameters(hidden=hidden, qa=QA, qb=QB, scale=SCALE, description="test: buckets",
+                                 feature_weights=array("h", [0] * (INPUTS * hidden)),
+                                 feature_bias=array("h", [0] * hidden),
+                                 output_weights=array("h", [0] * (8 * 2 * hidden)),
+                                 output_biases=tuple(100 * (k + 1) * QA * QB // SCALE for k in range(8))))
+    engine.handshake()
+    assert answer_to(engine, f"setoption name EvalFile value {net}") == [
+        f"EvalFile '{net}' loaded: 16 hidden units, 8 output buckets"]
+    assert depth_one_score(engine) == -800          # 32 pieces after any first move: the last bucket
+    # Positions where no move checks or captures at depth 1, so every leaf keeps the root's piece count.
+    engine.send("position fen 4k3/p7/8/8/8/8/P7/4K3 w - - 0 1", "go depth 1")
+    lines = engine.read_until(lambda line: line.startswith("bestmove"))
+    assert " score cp -100 " in " ".join(lines) + " "   # 4 pieces: the first bucket
+    engine.send("position fen r3k2r/pppppppp/8/8/8/8/PPPPPPPP/R3K2R w KQkq - 0 1", "go depth 1")
+    lines = engine.read_until(lambda line: line.startswith("bestmove"))
+    assert " score cp -600 " in " ".join(lines) + " "   # 22 pieces: bucket (22 - 2) * 8 // 31 = 5
 
 
 @pytest.mark.parametrize("damage, reason", [

@@ -7,8 +7,10 @@ records of its slice of the batch and writes only its own output and gradient bu
 trainer splits a batch across Python threads (each call releases the GIL) and sums the per-thread
 gradients afterwards: no OpenMP, so the same code builds with MSVC and on macOS.
 
-The model is that of ``eval/nnue_file.py``, its inputs those of ``eval/nnue_architecture.pxd`` (the
-header the engine's inference compiles against too); the records are those of ``tools/nnue_data.py``.
+The model is that of ``eval/nnue_file.py``, its inputs and output buckets those of
+``eval/nnue_architecture.pxd`` (the header the engine's inference compiles against too): ``w_out`` is
+buckets x 2 x hidden and ``b_out`` one bias per bucket, the bucket chosen by the record's piece count.
+The records are those of ``tools/nnue_data.py``.
 Every kernel takes the parameters in float32 or float64 (the same type for all of them): the trainer
 uses float32, the gradient check float64.
 """
@@ -17,7 +19,9 @@ from libc.math cimport exp
 from libc.stdint cimport int32_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
-from eval.nnue_architecture cimport NNUE_INPUTS, NNUE_MAX_ACTIVE, nnue_feature_index
+from eval.nnue_architecture cimport (
+    NNUE_INPUTS, NNUE_MAX_ACTIVE, NNUE_MAX_OUTPUT_BUCKETS, nnue_feature_index, nnue_output_bucket,
+)
 
 from tools.nnue_data import RECORD_SIZE
 
@@ -139,26 +143,28 @@ def decode(const uint8_t[:, ::1] records, int32_t[:, ::1] white, int32_t[:, ::1]
 
 
 cdef void check_shapes(Py_ssize_t records_width, Py_ssize_t w_rows, Py_ssize_t hidden, Py_ssize_t bias_size,
-                       Py_ssize_t out_size) except *:
+                       Py_ssize_t out_size, Py_ssize_t buckets) except *:
     if records_width != RECORD_SIZE:
         raise ValueError(f"records must have {RECORD_SIZE} bytes each, not {records_width}")
-    if w_rows != INPUTS or bias_size != hidden or out_size != 2 * hidden:
+    if not 1 <= buckets <= NNUE_MAX_OUTPUT_BUCKETS:
+        raise ValueError(f"b_out holds one bias per output bucket (1..{NNUE_MAX_OUTPUT_BUCKETS}), not {buckets}")
+    if w_rows != INPUTS or bias_size != hidden or out_size != buckets * 2 * hidden:
         raise ValueError(f"parameter shapes do not match: W ({w_rows}, {hidden}), b ({bias_size}), "
-                         f"w_out ({out_size})")
+                         f"w_out ({out_size}) for {buckets} output buckets")
 
 
-def forward(const uint8_t[:, ::1] records, real[:, ::1] W, real[::1] bias, real[::1] w_out, double b_out,
+def forward(const uint8_t[:, ::1] records, real[:, ::1] W, real[::1] bias, real[::1] w_out, real[::1] b_out,
             double lam, double inv_scale, real[::1] out, real[::1] target) -> None:
     """The float model's output (in units of `scale`) and the training target of every record."""
-    cdef Py_ssize_t n = records.shape[0], hidden = W.shape[1], i
+    cdef Py_ssize_t n = records.shape[0], hidden = W.shape[1], i, buckets = b_out.shape[0]
     cdef int32_t white[MAX_FEATURES]
     cdef int32_t black[MAX_FEATURES]
     cdef const int32_t* ours
     cdef const int32_t* theirs
-    cdef int count, stm, bad = 0
+    cdef int count, stm, bucket, bad = 0
     cdef real* acc_us
     cdef real* acc_them
-    check_shapes(records.shape[1], W.shape[0], hidden, bias.shape[0], w_out.shape[0])
+    check_shapes(records.shape[1], W.shape[0], hidden, bias.shape[0], w_out.shape[0], buckets)
     if out.shape[0] < n or target.shape[0] < n:
         raise ValueError("output buffers too small")
     acc_us = <real*>malloc(2 * hidden * sizeof(real))
@@ -178,8 +184,9 @@ def forward(const uint8_t[:, ::1] records, real[:, ::1] W, real[::1] bias, real[
                 theirs = &black[0] if stm == 0 else &white[0]
                 accumulate(ours, count, &W[0, 0], &bias[0], acc_us, hidden)
                 accumulate(theirs, count, &W[0, 0], &bias[0], acc_them, hidden)
-                out[i] = <real>(screlu_dot(acc_us, &w_out[0], hidden) + screlu_dot(acc_them, &w_out[hidden], hidden)
-                                + b_out)
+                bucket = nnue_output_bucket(count, <int>buckets)
+                out[i] = <real>(screlu_dot(acc_us, &w_out[2 * bucket * hidden], hidden)
+                                + screlu_dot(acc_them, &w_out[(2 * bucket + 1) * hidden], hidden) + b_out[bucket])
                 target[i] = <real>record_target(&records[i, 0], lam, inv_scale)
     finally:
         free(acc_us)
@@ -187,7 +194,7 @@ def forward(const uint8_t[:, ::1] records, real[:, ::1] W, real[::1] bias, real[
         raise ValueError(f"{bad} records hold a bad piece code")
 
 
-def train_batch(const uint8_t[:, ::1] records, real[:, ::1] W, real[::1] bias, real[::1] w_out, double b_out,
+def train_batch(const uint8_t[:, ::1] records, real[:, ::1] W, real[::1] bias, real[::1] w_out, real[::1] b_out,
                 double lam, double inv_scale, double grad_scale,
                 real[:, ::1] grad_W, real[::1] grad_bias, real[::1] grad_w_out, real[::1] grad_b_out) -> float:
     """Forward and backward over `records`: ADDS grad_scale times the gradient of the summed squared error
@@ -198,25 +205,29 @@ def train_batch(const uint8_t[:, ::1] records, real[:, ::1] W, real[::1] bias, r
     pairs sorted by feature, and each feature's row of grad_W is read and written once per chunk with
     the sum of its rows: pawns and kings on their usual squares recur in most positions.
     """
-    cdef Py_ssize_t n = records.shape[0], hidden = W.shape[1], i
+    cdef Py_ssize_t n = records.shape[0], hidden = W.shape[1], i, buckets = b_out.shape[0]
     cdef int32_t white[MAX_FEATURES]
     cdef int32_t black[MAX_FEATURES]
     cdef int32_t feature_count[INPUTS]
     cdef int32_t feature_start[INPUTS + 1]
     cdef const int32_t* ours
     cdef const int32_t* theirs
-    cdef int count, stm, k, f, q = 0, pairs = 0, bad = 0
-    cdef double out, p, err, dout, loss = 0.0, sum_dout = 0.0
+    cdef int count, stm, k, f, bucket, q = 0, pairs = 0, bad = 0
+    cdef double out, p, err, dout, loss = 0.0
+    cdef double sum_dout[NNUE_MAX_OUTPUT_BUCKETS]
+    cdef real* w_us
+    cdef real* w_them
     cdef real* acc_us
     cdef real* acc_them
     cdef real* grads
     cdef int32_t* pair_feature
     cdef int32_t* pair_row
     cdef int32_t* sorted_rows
-    check_shapes(records.shape[1], W.shape[0], hidden, bias.shape[0], w_out.shape[0])
+    check_shapes(records.shape[1], W.shape[0], hidden, bias.shape[0], w_out.shape[0], buckets)
     if grad_W.shape[0] != INPUTS or grad_W.shape[1] != hidden or grad_bias.shape[0] != hidden \
-            or grad_w_out.shape[0] != 2 * hidden or grad_b_out.shape[0] < 1:
+            or grad_w_out.shape[0] != w_out.shape[0] or grad_b_out.shape[0] != buckets:
         raise ValueError("gradient buffers do not match the parameters")
+    memset(sum_dout, 0, sizeof(sum_dout))
     acc_us = <real*>malloc((2 + 2 * CHUNK) * hidden * sizeof(real))
     pair_feature = <int32_t*>malloc(3 * 2 * CHUNK * MAX_FEATURES * sizeof(int32_t))
     if acc_us == NULL or pair_feature == NULL:
@@ -238,16 +249,19 @@ def train_batch(const uint8_t[:, ::1] records, real[:, ::1] W, real[::1] bias, r
                     theirs = &black[0] if stm == 0 else &white[0]
                     accumulate(ours, count, &W[0, 0], &bias[0], acc_us, hidden)
                     accumulate(theirs, count, &W[0, 0], &bias[0], acc_them, hidden)
-                    out = (screlu_dot(acc_us, &w_out[0], hidden) + screlu_dot(acc_them, &w_out[hidden], hidden)
-                           + b_out)
+                    bucket = nnue_output_bucket(count, <int>buckets)
+                    w_us = &w_out[2 * bucket * hidden]
+                    w_them = w_us + hidden
+                    out = screlu_dot(acc_us, w_us, hidden) + screlu_dot(acc_them, w_them, hidden) + b_out[bucket]
                     p = 1.0 / (1.0 + exp(-out))
                     err = p - record_target(&records[i, 0], lam, inv_scale)
                     loss += err * err
                     dout = grad_scale * 2.0 * err * p * (1.0 - p)
-                    sum_dout += dout
-                    screlu_backward(acc_us, &w_out[0], &grad_w_out[0], grads + 2 * q * hidden, <real>dout, hidden)
-                    screlu_backward(acc_them, &w_out[hidden], &grad_w_out[hidden], grads + (2 * q + 1) * hidden,
+                    sum_dout[bucket] += dout
+                    screlu_backward(acc_us, w_us, &grad_w_out[2 * bucket * hidden], grads + 2 * q * hidden,
                                     <real>dout, hidden)
+                    screlu_backward(acc_them, w_them, &grad_w_out[(2 * bucket + 1) * hidden],
+                                    grads + (2 * q + 1) * hidden, <real>dout, hidden)
                     add_row(&grad_bias[0], grads + 2 * q * hidden, hidden)
                     add_row(&grad_bias[0], grads + (2 * q + 1) * hidden, hidden)
                     for k in range(count):
@@ -275,7 +289,8 @@ def train_batch(const uint8_t[:, ::1] records, real[:, ::1] W, real[::1] bias, r
                                      feature_start[f + 1] - feature_start[f], hidden)
                     q = 0
                     pairs = 0
-            grad_b_out[0] += <real>sum_dout
+            for k in range(buckets):
+                grad_b_out[k] += <real>sum_dout[k]
     finally:
         free(acc_us)
         free(pair_feature)

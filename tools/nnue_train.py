@@ -3,7 +3,8 @@
 ``python -m tools.nnue_train DATA.kpos [...] --epochs 20 --out kestrel.nnue`` reads records of
 ``tools/nnue_data.py`` (one or more files, memory-mapped) and trains the float model of
 ``eval/nnue_file.py``: 768 inputs per perspective into ``--hidden`` units (one shared matrix),
-SCReLU, one output ``out`` in units of ``--scale`` centipawns.  The loss is in win-probability
+SCReLU, one output ``out`` in units of ``--scale`` centipawns from the output layer of the
+position's bucket (``--output-buckets``, by piece count).  The loss is in win-probability
 space: the mean squared error between ``sigmoid(out)`` (= sigmoid(cp / scale)) and the target
 ``lambda * sigmoid(score / scale) + (1 - lambda) * result / 2``.
 
@@ -41,8 +42,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from eval.nnue_architecture import INPUTS, QB_MAX, SCALE_MAX, active_features
-from eval.nnue_file import QA, SCALE, WEIGHT_CLIP, NetParameters, check_hidden, write_net
+from eval.nnue_architecture import INPUTS, OUTPUT_BUCKETS_MAX, QB_MAX, SCALE_MAX, active_features, output_bucket
+from eval.nnue_file import QA, SCALE, WEIGHT_CLIP, NetParameters, check_buckets, check_hidden, write_net
 from search.board.position import Position
 from tools import nnue_kernels
 from tools.arguments import (
@@ -86,7 +87,8 @@ VALIDATION_CHUNK = 65536
 
 @dataclass
 class FloatNet:
-    """The float parameters: W (768, N), bias (N), w_out (2N: side to move's half first), b_out (1)."""
+    """The float parameters: W (768, N), bias (N), w_out (B * 2N: per output bucket the side to move's
+    half first), b_out (B)."""
 
     W: Array
     bias: Array
@@ -97,16 +99,22 @@ class FloatNet:
     def hidden(self) -> int:
         return int(self.W.shape[1])
 
+    @property
+    def buckets(self) -> int:
+        return int(self.b_out.shape[0])
+
     def arrays(self) -> dict[str, Array]:
         return {name: getattr(self, name) for name in PARAMETER_NAMES}
 
     @classmethod
-    def initial(cls, hidden: int, rng: np.random.Generator, dtype: Any = "float32") -> FloatNet:
-        """Small random weights; a positive bias keeps most units inside the clamp's slope at first."""
-        return cls(W=rng.normal(0.0, 0.05, (INPUTS, hidden)).astype(dtype),
-                   bias=np.full(hidden, 0.25, dtype=dtype),
-                   w_out=rng.normal(0.0, 1.0 / math.sqrt(2 * hidden), 2 * hidden).astype(dtype),
-                   b_out=np.zeros(1, dtype=dtype))
+    def initial(cls, hidden: int, rng: np.random.Generator, dtype: Any = "float32", buckets: int = 1) -> FloatNet:
+        """Small random weights; a positive bias keeps most units inside the clamp's slope at first.
+        Every output bucket starts from the same weights (a one-bucket net's draw, so adding buckets
+        changes nothing else), and they part as each learns its own positions."""
+        W = rng.normal(0.0, 0.05, (INPUTS, hidden)).astype(dtype)
+        w_out = rng.normal(0.0, 1.0 / math.sqrt(2 * hidden), 2 * hidden).astype(dtype)
+        return cls(W=W, bias=np.full(hidden, 0.25, dtype=dtype), w_out=np.tile(w_out, buckets),
+                   b_out=np.zeros(buckets, dtype=dtype))
 
     def clip(self) -> None:
         for name in ("W", "bias", "w_out"):
@@ -145,7 +153,7 @@ def quantise(net: FloatNet, scale: int = SCALE, description: str = "", qb: int |
     return NetParameters(hidden=net.hidden, qa=QA, qb=qb, scale=scale, description=description,
                          feature_weights=int16(net.W.reshape(-1), QA), feature_bias=int16(net.bias, QA),
                          output_weights=int16(net.w_out, qb),
-                         output_bias=int(np.rint(float(net.b_out[0]) * QA * qb)))
+                         output_biases=tuple(int(np.rint(float(bias) * QA * qb)) for bias in net.b_out))
 
 
 def float_output(net: FloatNet, fen: str) -> float:
@@ -158,8 +166,9 @@ def float_output(net: FloatNet, fen: str) -> float:
     acc = x @ net.W.astype(np.float64) + net.bias.astype(np.float64)
     v = np.clip(acc, 0.0, 1.0) ** 2
     hidden = net.hidden
-    w_out = net.w_out.astype(np.float64)
-    return float(v[stm] @ w_out[:hidden] + v[1 - stm] @ w_out[hidden:] + float(net.b_out[0]))
+    bucket = output_bucket(len(white), net.buckets)
+    w_out = net.w_out.astype(np.float64)[2 * bucket * hidden:2 * (bucket + 1) * hidden]
+    return float(v[stm] @ w_out[:hidden] + v[1 - stm] @ w_out[hidden:] + float(net.b_out[bucket]))
 
 
 CHECK_CHUNK = 1 << 20
@@ -282,7 +291,7 @@ class Trainer:
             for value in grads.values():
                 value.fill(0)
             return float(nnue_kernels.train_batch(
-                records[part], net.W, net.bias, net.w_out, float(net.b_out[0]), self.lam, self.inv_scale,
+                records[part], net.W, net.bias, net.w_out, net.b_out, self.lam, self.inv_scale,
                 grad_scale, grads["W"], grads["bias"], grads["w_out"], grads["b_out"]))
 
         parts = self._slices(len(records))
@@ -311,7 +320,7 @@ class Trainer:
         net = self.net
 
         def work(part: slice) -> None:
-            nnue_kernels.forward(records[part], net.W, net.bias, net.w_out, float(net.b_out[0]), self.lam,
+            nnue_kernels.forward(records[part], net.W, net.bias, net.w_out, net.b_out, self.lam,
                                  self.inv_scale, out[part], target[part])
 
         if self.pool is None:
@@ -362,7 +371,8 @@ def load_checkpoint(path: Path) -> tuple[FloatNet, dict[str, Array], dict[str, A
     except (OSError, KeyError, ValueError, TypeError, zipfile.BadZipFile) as error:
         raise ValueError(f"{path}: not a checkpoint of this trainer ({error})") from None
     hidden = net.W.shape[1] if net.W.ndim == 2 else 0
-    shapes = {"W": (INPUTS, hidden), "bias": (hidden,), "w_out": (2 * hidden,), "b_out": (1,)}
+    buckets = net.b_out.shape[0] if net.b_out.ndim == 1 and 1 <= net.b_out.shape[0] <= OUTPUT_BUCKETS_MAX else 0
+    shapes = {"W": (INPUTS, hidden), "bias": (hidden,), "w_out": (buckets * 2 * hidden,), "b_out": (buckets,)}
     for name in PARAMETER_NAMES:
         arrays = (getattr(net, name), m[name], v[name])
         if any(array_.shape != shapes[name] for array_ in arrays):
@@ -415,6 +425,16 @@ def hidden_size(text: str) -> int:
     return value
 
 
+def bucket_count(text: str) -> int:
+    """An argparse ``type=``: an output bucket count the net file format supports."""
+    value = positive_int(text)
+    try:
+        check_buckets(value)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return value
+
+
 def training_file(text: str) -> Path:
     """An argparse ``type=``: a game file (.kgame, read whole games at load time) or a record file."""
     return readable_file(text) if text.endswith(GAME_SUFFIX) else records_file(text)
@@ -428,6 +448,8 @@ def build_parser() -> ToolParser:
                         help="training data: .kpos record files or .kgame game files (their quiet positions)")
     parser.add_argument("--out", type=writable_output, default=None, help="the net to write (default kestrel.nnue)")
     parser.add_argument("--hidden", type=hidden_size, default=None, help="hidden units per perspective (default 256)")
+    parser.add_argument("--output-buckets", type=bucket_count, default=None,
+                        help=f"output layers chosen by piece count, 1..{OUTPUT_BUCKETS_MAX} (default 1)")
     parser.add_argument("--epochs", type=non_negative_int, default=10)
     parser.add_argument("--batch", type=positive_int, default=16384)
     parser.add_argument("--lr", type=finite_float(0.0, 1.0, low_open=True), default=1e-3, help="peak learning rate")
@@ -515,10 +537,14 @@ class StartState:
 def start_state(args: argparse.Namespace) -> StartState:
     """The run's starting point; ValueError when --resume is not a checkpoint this run can continue."""
     if args.resume is None:
-        return StartState(FloatNet.initial(args.hidden or 256, np.random.default_rng([args.seed, 0])), None, 0)
+        return StartState(FloatNet.initial(args.hidden or 256, np.random.default_rng([args.seed, 0]),
+                                           buckets=args.output_buckets or 1), None, 0)
     net, m, v, adam_steps, start_epoch, saved = load_checkpoint(args.resume)
     if args.hidden is not None and args.hidden != net.hidden:
         raise ValueError(f"--hidden {args.hidden} differs from the checkpoint's {net.hidden}; leave --hidden out")
+    if args.output_buckets is not None and args.output_buckets != net.buckets:
+        raise ValueError(f"--output-buckets {args.output_buckets} differs from the checkpoint's {net.buckets}; "
+                         f"leave --output-buckets out")
     check_hidden(net.hidden)
     if saved.get("seed") != args.seed:
         # The seed draws the validation positions: another one would train on some of them.
@@ -557,8 +583,9 @@ def train(argv: Sequence[str]) -> int:
     total_steps = steps_per_epoch * args.epochs
     checkpoint_dir = args.checkpoint_dir
     command = "python -m tools.nnue_train " + shlex.join(str(a) for a in argv)
-    config = {"hidden": net.hidden, "command": command, "seed": args.seed}
+    config = {"hidden": net.hidden, "buckets": net.buckets, "command": command, "seed": args.seed}
     print(f"{len(train_idx):,} training positions, {len(val_idx):,} validation; hidden {net.hidden}, "
+          f"{net.buckets} output bucket{'s' if net.buckets > 1 else ''}, "
           f"batch {args.batch}, {steps_per_epoch} steps per epoch, {args.threads} threads", flush=True)
     speeds: list[float] = []
     val_loss = float("nan")

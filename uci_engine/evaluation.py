@@ -99,7 +99,8 @@ class EvaluationChoice:
             return [f"EvalFile {shown(value, 200)} cannot be used ({failure_reason(exc)}); "
                     "the built-in net takes its place"]
         self.custom, self.custom_path = network, value
-        return [f"EvalFile {shown(value, 200)} loaded: {params.hidden} hidden units"]
+        buckets = f", {params.buckets} output buckets" if params.buckets > 1 else ""
+        return [f"EvalFile {shown(value, 200)} loaded: {params.hidden} hidden units{buckets}"]
 
     def network(self, use_nnue: bool) -> tuple[Network | None, list[str]]:
         """The net to search with (None: the weighted evaluation) and any lines to print."""
