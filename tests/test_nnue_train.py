@@ -17,7 +17,16 @@ from eval.nnue_architecture import QB_MAX, output_bucket
 from eval.nnue_file import QA, QB, SCALE, WEIGHT_CLIP, read_net
 from tools import nnue_kernels
 from tools.nnue_data import RECORD_SIZE, pack, unpack
-from tools.nnue_train import FloatNet, Records, float_output, load_checkpoint, main, output_scale, quantise
+from tools.nnue_train import (
+    FloatNet,
+    Records,
+    dequantise,
+    float_output,
+    load_checkpoint,
+    main,
+    output_scale,
+    quantise,
+)
 
 POSITIONS = 3000
 
@@ -196,14 +205,6 @@ def test_resume_gives_the_weights_of_an_uninterrupted_run(data_file: Path, tmp_p
     assert not np.array_equal(first[0].W, whole[0].W)                 # the resumed epochs did change it
 
 
-def dequantised(quantised: Any) -> FloatNet:
-    """The float net whose weights are exactly the quantised ones."""
-    return FloatNet(W=np.array(quantised.feature_weights, dtype=np.float64).reshape(768, -1) / QA,
-                    bias=np.array(quantised.feature_bias, dtype=np.float64) / QA,
-                    w_out=np.array(quantised.output_weights, dtype=np.float64) / quantised.qb,
-                    b_out=np.array(quantised.output_biases, dtype=np.float64) / (QA * quantised.qb))
-
-
 def test_the_quantised_net_matches_the_float_model(data_file: Path, tmp_path: Path,
                                                    capsys: pytest.CaptureFixture[str]) -> None:
     """Two tolerances.  The integer inference against the float model on the quantised (then dequantised)
@@ -221,7 +222,7 @@ def test_the_quantised_net_matches_the_float_model(data_file: Path, tmp_path: Pa
     exact, trained, trained_fixed, scores = [], [], [], []
     for fen in fens:
         score = evaluate_reference(quantised, fen)
-        exact.append(abs(score - float_output(dequantised(quantised), fen) * SCALE))
+        exact.append(abs(score - float_output(dequantise(quantised), fen) * SCALE))
         trained.append(abs(score - float_output(net, fen) * SCALE))
         trained_fixed.append(abs(evaluate_reference(fixed, fen) - float_output(net, fen) * SCALE))
         scores.append(score)
@@ -263,6 +264,37 @@ def test_a_net_with_output_buckets_trains_and_plays_as_its_float_model(data_file
     assert main([str(data_file), "--output-buckets", "4", "--epochs", "5", "--out", str(tmp_path / "c.nnue"),
                  "--resume", str(tmp_path / "b.nnue.checkpoints" / "epoch-0004.npz")]) == 2
     assert "differs from the checkpoint's 8" in capsys.readouterr().err
+
+
+def test_init_starts_from_a_net_file_and_copies_its_layer_to_each_bucket(data_file: Path, tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """--init NET with no epoch to train writes a net that scores as NET does (within the rounding of a
+    new QB), with one output bucket or with its layer copied to 8; training on from there changes it."""
+    from net_files import net_parameters, random_parameters
+
+    from eval.nnue_file import write_net
+    start = tmp_path / "start.nnue"
+    params = net_parameters(random_parameters(hidden=32, seed=8))
+    write_net(start, params)
+    data = data_file.read_bytes()
+    fens = [unpack(data[i:i + RECORD_SIZE]).fen for i in range(0, len(data), RECORD_SIZE * 40)]
+    for buckets in ("1", "8"):
+        out = tmp_path / f"init{buckets}.nnue"
+        run_trainer(str(data_file), "--init", str(start), "--output-buckets", buckets, "--epochs", "0",
+                    "--out", str(out), capsys=capsys)
+        copy = read_net(out)
+        assert copy.buckets == int(buckets) and copy.feature_weights == params.feature_weights
+        for fen in fens:
+            assert abs(evaluate_reference(copy, fen) - evaluate_reference(params, fen)) <= 1, fen
+    trained = tmp_path / "trained.nnue"
+    run_trainer(str(data_file), "--init", str(start), "--epochs", "1", "--batch", "512", "--warmup-steps", "0",
+                "--lr", "0.01", "--out", str(trained), capsys=capsys)
+    assert read_net(trained).feature_weights != params.feature_weights
+    assert main([str(data_file), "--init", str(start), "--resume", str(start), "--out", str(tmp_path / "x.nnue")]) == 2
+    assert "give one of them" in capsys.readouterr().err
+    assert main([str(data_file), "--init", str(tmp_path / "init8.nnue"), "--output-buckets", "4",
+                 "--out", str(tmp_path / "y.nnue")]) == 2
+    assert "cannot start a net of 4" in capsys.readouterr().err
 
 
 def test_the_output_scale_is_the_finest_that_keeps_16_bit_products() -> None:

@@ -13,10 +13,12 @@ a linear warm-up, a shuffle per epoch, a held-out validation set (``--val-fracti
 ``--val FILE``) whose loss is printed every epoch with the speed in positions per second (of the
 training steps: reading the batch, the kernels and AdamW; the validation pass not counted), and a
 checkpoint after every epoch (float weights and optimizer state, ``.npz``) that ``--resume`` continues
-from, giving the same weights as a run that was never interrupted.  After every weight update the
-weights are clipped to [-WEIGHT_CLIP, WEIGHT_CLIP] so that their int16 quantisation cannot overflow.
-At the end (and after every epoch with ``--net-every-epoch``) the quantised net is written with
-``eval.nnue_file.write_net``, the command line in its description.
+from, giving the same weights as a run that was never interrupted.  ``--init NET.nnue`` starts instead
+from a finished net's weights (a new run, fresh optimizer state): a net trained on earlier data goes
+on learning from new data, and a one-bucket net's output layer is copied to each output bucket.
+After every weight update the weights are clipped to [-WEIGHT_CLIP, WEIGHT_CLIP] so that their int16
+quantisation cannot overflow.  At the end (and after every epoch with ``--net-every-epoch``) the
+quantised net is written with ``eval.nnue_file.write_net``, the command line in its description.
 
 Speed: the first layer is sparse (at most 32 active inputs of 768), so the forward pass and the
 backward pass are the Cython kernels of ``tools/nnue_kernels.pyx``; a batch is split across
@@ -43,7 +45,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 from eval.nnue_architecture import INPUTS, OUTPUT_BUCKETS_MAX, QB_MAX, SCALE_MAX, active_features, output_bucket
-from eval.nnue_file import QA, SCALE, WEIGHT_CLIP, NetParameters, check_buckets, check_hidden, write_net
+from eval.nnue_file import QA, SCALE, WEIGHT_CLIP, NetParameters, check_buckets, check_hidden, read_net, write_net
 from search.board.position import Position
 from tools import nnue_kernels
 from tools.arguments import (
@@ -154,6 +156,21 @@ def quantise(net: FloatNet, scale: int = SCALE, description: str = "", qb: int |
                          feature_weights=int16(net.W.reshape(-1), QA), feature_bias=int16(net.bias, QA),
                          output_weights=int16(net.w_out, qb),
                          output_biases=tuple(int(np.rint(float(bias) * QA * qb)) for bias in net.b_out))
+
+
+def dequantise(params: NetParameters, buckets: int | None = None) -> FloatNet:
+    """The float net whose weights are exactly those of the quantised net `params` (float64); with
+    `buckets`, a one-bucket net's output layer copied to each of `buckets` (ValueError for another
+    count when `params` has several buckets already)."""
+    if buckets is None:
+        buckets = params.buckets
+    if buckets != params.buckets and params.buckets != 1:
+        raise ValueError(f"the net has {params.buckets} output buckets; it cannot start a net of {buckets}")
+    copies = buckets // params.buckets
+    return FloatNet(W=np.array(params.feature_weights, dtype=np.float64).reshape(INPUTS, -1) / params.qa,
+                    bias=np.array(params.feature_bias, dtype=np.float64) / params.qa,
+                    w_out=np.tile(np.array(params.output_weights, dtype=np.float64) / params.qb, copies),
+                    b_out=np.tile(np.array(params.output_biases, dtype=np.float64) / (params.qa * params.qb), copies))
 
 
 def float_output(net: FloatNet, fen: str) -> float:
@@ -475,6 +492,8 @@ def build_parser() -> ToolParser:
     parser.add_argument("--checkpoint-dir", type=creatable_folder, default=None,
                         help="where the per-epoch checkpoints go (default: OUT.checkpoints)")
     parser.add_argument("--resume", type=readable_file, default=None, help="continue from a checkpoint")
+    parser.add_argument("--init", type=readable_file, default=None, metavar="NET",
+                        help="start from this net file's weights (a new run: not with --resume)")
     parser.add_argument("--net-every-epoch", action="store_true", help="also write OUT.epochN.nnue each epoch")
     parser.add_argument("--threads", type=int_range(1, MAX_THREADS), default=min(MAX_THREADS, os.cpu_count() or 1))
     parser.add_argument("--seed", type=non_negative_int, default=1)
@@ -535,7 +554,17 @@ class StartState:
 
 
 def start_state(args: argparse.Namespace) -> StartState:
-    """The run's starting point; ValueError when --resume is not a checkpoint this run can continue."""
+    """The run's starting point; ValueError when --resume is not a checkpoint this run can continue,
+    or --init not a net it can start from."""
+    if args.init is not None:
+        if args.resume is not None:
+            raise ValueError("--init starts a new run and --resume continues one: give one of them")
+        params = read_net(args.init)
+        if args.hidden is not None and args.hidden != params.hidden:
+            raise ValueError(f"--hidden {args.hidden} differs from {args.init}'s {params.hidden}; leave --hidden out")
+        net = dequantise(params, args.output_buckets)
+        return StartState(FloatNet(*(np.ascontiguousarray(value, dtype=np.float32)
+                                     for value in net.arrays().values())), None, 0)
     if args.resume is None:
         return StartState(FloatNet.initial(args.hidden or 256, np.random.default_rng([args.seed, 0]),
                                            buckets=args.output_buckets or 1), None, 0)
