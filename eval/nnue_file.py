@@ -212,13 +212,12 @@ def net_bytes(params: NetParameters) -> bytes:
     _validate(params)
     description = params.description.encode("utf-8")
     if params.buckets == 1:
-        head = _HEADER.pack(MAGIC, VERSION_ONE_BUCKET, INPUTS, params.hidden, ACTIVATION_SCRELU, params.qa,
-                            params.qb, params.scale) + _TAIL_V1.pack(len(description))
+        version, tail = VERSION_ONE_BUCKET, _TAIL_V1.pack(len(description))
     else:
-        head = _HEADER.pack(MAGIC, VERSION, INPUTS, params.hidden, ACTIVATION_SCRELU, params.qa, params.qb,
-                            params.scale) + _TAIL_V2.pack(params.buckets, len(description))
+        version, tail = VERSION, _TAIL_V2.pack(params.buckets, len(description))
     body = b"".join((
-        head,
+        _HEADER.pack(MAGIC, version, INPUTS, params.hidden, ACTIVATION_SCRELU, params.qa, params.qb, params.scale),
+        tail,
         description,
         _int16_le(params.feature_weights),
         _int16_le(params.feature_bias),

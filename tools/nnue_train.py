@@ -38,7 +38,7 @@ import sys
 import time
 import zipfile
 from array import array
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -158,19 +158,23 @@ def quantise(net: FloatNet, scale: int = SCALE, description: str = "", qb: int |
                          output_biases=tuple(int(np.rint(float(bias) * QA * qb)) for bias in net.b_out))
 
 
-def dequantise(params: NetParameters, buckets: int | None = None) -> FloatNet:
-    """The float net whose weights are exactly those of the quantised net `params` (float64); with
-    `buckets`, a one-bucket net's output layer copied to each of `buckets` (ValueError for another
-    count when `params` has several buckets already)."""
+def dequantise(params: NetParameters, buckets: int | None = None, dtype: Any = "float64") -> FloatNet:
+    """The float net whose weights are those of the quantised net `params` (exactly, in float64);
+    with `buckets`, a one-bucket net's output layer copied to each of `buckets` (ValueError for
+    another count when `params` has several buckets already)."""
     if buckets is None:
         buckets = params.buckets
     if buckets != params.buckets and params.buckets != 1:
         raise ValueError(f"the net has {params.buckets} output buckets; it cannot start a net of {buckets}")
     copies = buckets // params.buckets
-    return FloatNet(W=np.array(params.feature_weights, dtype=np.float64).reshape(INPUTS, -1) / params.qa,
-                    bias=np.array(params.feature_bias, dtype=np.float64) / params.qa,
-                    w_out=np.tile(np.array(params.output_weights, dtype=np.float64) / params.qb, copies),
-                    b_out=np.tile(np.array(params.output_biases, dtype=np.float64) / (params.qa * params.qb), copies))
+
+    def scaled(values: Any, factor: int) -> Array:
+        return (np.array(values, dtype=np.float64) / factor).astype(dtype)
+
+    return FloatNet(W=scaled(params.feature_weights, params.qa).reshape(INPUTS, -1),
+                    bias=scaled(params.feature_bias, params.qa),
+                    w_out=np.tile(scaled(params.output_weights, params.qb), copies),
+                    b_out=np.tile(scaled(params.output_biases, params.qa * params.qb), copies))
 
 
 def float_output(net: FloatNet, fen: str) -> float:
@@ -432,24 +436,23 @@ def epoch_order(indices: Array, seed: int, epoch: int) -> Array:
     return indices[np.random.default_rng([seed, 2, epoch]).permutation(len(indices))]
 
 
-def hidden_size(text: str) -> int:
-    """An argparse ``type=``: a hidden width the net file format supports."""
-    value = positive_int(text)
-    try:
-        check_hidden(value)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-    return value
+def supported(check: Callable[[int], None], name: str) -> Callable[[str], int]:
+    """An argparse ``type=``: a positive whole number that `check` (one of the net file format's
+    bounds, raising ValueError) accepts."""
+    def parse_value(text: str) -> int:
+        value = positive_int(text)
+        try:
+            check(value)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+        return value
+
+    parse_value.__name__ = name
+    return parse_value
 
 
-def bucket_count(text: str) -> int:
-    """An argparse ``type=``: an output bucket count the net file format supports."""
-    value = positive_int(text)
-    try:
-        check_buckets(value)
-    except ValueError as error:
-        raise argparse.ArgumentTypeError(str(error)) from None
-    return value
+hidden_size = supported(check_hidden, "hidden_size")        # a hidden width
+bucket_count = supported(check_buckets, "bucket_count")     # a number of output buckets
 
 
 def training_file(text: str) -> Path:
@@ -562,9 +565,7 @@ def start_state(args: argparse.Namespace) -> StartState:
         params = read_net(args.init)
         if args.hidden is not None and args.hidden != params.hidden:
             raise ValueError(f"--hidden {args.hidden} differs from {args.init}'s {params.hidden}; leave --hidden out")
-        net = dequantise(params, args.output_buckets)
-        return StartState(FloatNet(*(np.ascontiguousarray(value, dtype=np.float32)
-                                     for value in net.arrays().values())), None, 0)
+        return StartState(dequantise(params, args.output_buckets, "float32"), None, 0)
     if args.resume is None:
         return StartState(FloatNet.initial(args.hidden or 256, np.random.default_rng([args.seed, 0]),
                                            buckets=args.output_buckets or 1), None, 0)
