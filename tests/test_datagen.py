@@ -96,11 +96,26 @@ def test_openings_beyond_the_bound_are_dropped() -> None:
     settings = replace(FAST, random_plies=12, opening_bound=40)
     searcher = datagen._searcher(settings)
     limits = SearchLimits(nodes=settings.hard_nodes, soft_nodes=settings.soft_nodes)
+
+    class Recording:
+        """The searcher, keeping the score of each search: a second search of a kept opening would
+        meet a table filled since, and could score it otherwise."""
+        scores: list[tuple[object, tuple[str, int]]] = []
+
+        def search(self, position: object, limits: object) -> object:
+            result = searcher.search(position, limits)
+            self.scores.append((position, result.score))
+            return result
+
+    recording = Recording()
     rng = random.Random(5)
-    kept = [datagen._balanced_opening(rng, settings, searcher, limits) for _ in range(6)]
+    kept = [datagen._balanced_opening(rng, settings, recording, limits) for _ in range(6)]
+    # Each kept opening is the last one searched when it was returned, and scored within the bound.
+    scored = dict((id(position), score) for position, score in recording.scores)
     for position in kept:
-        score = searcher.search(position, limits).score
+        score = scored[id(position)]
         assert score[0] == "cp" and abs(score[1]) <= 40
+    assert len(recording.scores) > len(kept)        # some openings were searched and dropped
     # Twelve random plies often leave a side lost: without the bound some openings would be.
     rng = random.Random(5)
     raw = [datagen._opening(rng, settings) for _ in range(30)]
@@ -273,12 +288,12 @@ def test_dask_workers_write_their_own_shards(tmp_path: Path) -> None:
     assert all(chess.Board(game.start_fen).is_valid() for game in games)
 
 
-def _start_background_run(out: Path) -> subprocess.Popen[str]:
+def _start_background_run(out: Path, own_group: bool = False) -> subprocess.Popen[str]:
     command = [sys.executable, "-m", "tools.datagen", "generate", "--out", str(out), "--positions", "10000000",
                "--workers", "2", "--soft-nodes", "300", "--hard-nodes", "3000", "--progress-every", "0.5",
                "--weighted", "--nice", "5"]
     # As nohup starts it: SIGINT ignored, so SIGTERM is the way to stop it.
-    run = subprocess.Popen(command, cwd=REPO_ROOT, stderr=subprocess.PIPE, text=True,
+    run = subprocess.Popen(command, cwd=REPO_ROOT, stderr=subprocess.PIPE, text=True, start_new_session=own_group,
                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not any(out.glob("*.kgame")):
@@ -306,6 +321,26 @@ def test_sigterm_stops_a_background_run_cleanly(tmp_path: Path) -> None:
     manifest = (out / "datagen.json").read_text()
     assert f'"positions": {_held(out)}' in manifest
     gone, alive = psutil.wait_procs(children, timeout=30)
+    assert not alive, "worker processes outlived the run"
+
+
+def test_sigterm_to_the_whole_process_group_stops_the_run_at_once(tmp_path: Path) -> None:
+    """As `timeout`, a terminal's Ctrl-C or a service manager stop it: every process of the group gets
+    the signal.  The workers leave the stop to the coordinator, which writes what it holds, kills them
+    and exits: no traceback, no wait for the games in flight, whole games in every shard."""
+    import psutil
+    out = tmp_path / "data"
+    run = _start_background_run(out, own_group=True)
+    children = psutil.Process(run.pid).children(recursive=True)
+    assert children
+    os.killpg(run.pid, signal.SIGTERM)
+    _, err = run.communicate(timeout=30)
+    assert run.returncode == 130, err
+    assert "Traceback" not in err and "KeyboardInterrupt" not in err, err
+    shards = list(out.glob("*.kgame"))
+    assert shards and all(game_records.scan(str(shard))[2] == shard.stat().st_size for shard in shards)
+    assert f'"positions": {_held(out)}' in (out / "datagen.json").read_text()
+    gone, alive = psutil.wait_procs(children, timeout=10)
     assert not alive, "worker processes outlived the run"
 
 

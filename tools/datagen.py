@@ -36,6 +36,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import json
+import multiprocessing
 import os
 import random
 import signal
@@ -51,6 +52,7 @@ from tools.game_records import (
     GAME_SUFFIX,
     MATE_LIMIT,
     Filters,
+    cut_partial_game,
     encode_score,
     pack_game,
     scan,
@@ -249,13 +251,9 @@ class ShardWriter:
         for name in sorted(os.listdir(directory)):
             if name.endswith(GAME_SUFFIX):
                 path = os.path.join(directory, name)
-                _, plies, whole = scan(path)
-                if whole < os.path.getsize(path):
-                    # A coordinator killed inside a write: drop the partial game.
-                    with open(path, "r+b") as handle:
-                        handle.truncate(whole)
-                    cut += 1
-                self.positions += plies
+                # A coordinator killed inside a write: drop the partial game.
+                cut += cut_partial_game(path)
+                self.positions += scan(path)[1]
         if cut:
             print(f"datagen: cut a partial game off {cut} shard(s)", file=sys.stderr)
         manifest = self._read_manifest()
@@ -330,7 +328,7 @@ def _local_games(workers: int, first: int, seed: int, settings: Settings) -> Ite
     next_index = first
     replay: list[int] = []
     while True:
-        pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers)
+        pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, initializer=_ignore_stop_signals)
         pending: dict[concurrent.futures.Future[GameRecords], int] = {}
         try:
             while True:
@@ -354,6 +352,15 @@ def _local_games(workers: int, first: int, seed: int, settings: Settings) -> Ite
             # Stopping (the target reached, Ctrl-C, SIGTERM): the games in flight are dropped, and
             # each worker exits after the game it is playing instead of the coordinator waiting.
             pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _ignore_stop_signals() -> None:
+    """A local worker's start: Ctrl-C and SIGTERM reach the whole process group (a terminal,
+    `timeout`, a service manager), and a worker stopped inside a queue operation can leave the
+    coordinator waiting for ever on a half-sent result.  The coordinator alone decides, and kills
+    its workers when it stops."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
 
 
 def _dask_games(address: str, first: int, seed: int, settings: Settings) -> Iterator[GameRecords]:
@@ -763,8 +770,15 @@ def main(argv: list[str] | None = None) -> int:
         generate(args.out, args.positions, settings, args.seed, workers=args.workers, dask=args.dask,
                  progress_every=args.progress_every)
     except KeyboardInterrupt:
+        # The shards and the manifest are written by now.  The games in flight are dropped: the
+        # workers are killed, and the process leaves without joining the pool's threads, which
+        # would wait for those games to end.
+        for worker in multiprocessing.active_children():
+            worker.kill()
         print("datagen: interrupted; run the same command again to go on", file=sys.stderr)
-        return 130
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(130)
     return 0
 
 

@@ -30,15 +30,20 @@ books=../shared/data/openings/2moves_v1.epd
 book_args=()
 [ -f "$books" ] && book_args=(--book "$books")
 work=$(mktemp -d)
-# SIGTERM at the deadline: the generator flushes whole games and exits 130.
+trap 'rm -rf "$work"' EXIT
+# SIGTERM at the deadline: the generator writes what it holds, kills its workers and exits 130.
+# Should it hang, SIGKILL 60 s later (137): the games written are kept, a partial last one cut.
 status=0
-timeout -s TERM "$seconds" python3 -m tools.datagen generate --out "$work/games" --positions 1000000000 \
+timeout -k 60 -s TERM "$seconds" python3 -m tools.datagen generate --out "$work/games" --positions 1000000000 \
     --workers "$cores" --soft-nodes 2000 --hard-nodes 20000 "${book_args[@]}" --random-plies 6 \
     --seed "$seed" --progress-every 60 || status=$?
-if [ "$status" != 0 ] && [ "$status" != 124 ] && [ "$status" != 130 ]; then
-    echo "burst: the generator failed with status $status" >&2
-    exit "$status"
-fi
+case "$status" in
+    0|124|130) ;;
+    137) echo "burst: the generator did not stop on SIGTERM and was killed; keeping its games" >&2 ;;
+    *) echo "burst: the generator failed with status $status" >&2; exit "$status" ;;
+esac
+python3 -c 'import sys; from tools.game_records import cut_partial_game; [cut_partial_game(p) for p in sys.argv[1:]]' \
+    "$work"/games/*.kgame
 cat "$work"/games/*.kgame > "$work/burst.kgame"
 python3 -m tools.datagen stats "$work/burst.kgame"
 size=$(stat -c %s "$work/burst.kgame")

@@ -205,6 +205,17 @@ def scan(path: str) -> tuple[int, int, int]:
     return games, plies, offset
 
 
+def cut_partial_game(path: str) -> bool:
+    """Cut the bytes after a file's last whole game (a writer killed inside a write); whether any
+    were cut.  Whole-game files can then be joined with `cat`."""
+    _, _, whole = scan(path)
+    if whole == os.path.getsize(path):
+        return False
+    with open(path, "r+b") as handle:
+        handle.truncate(whole)
+    return True
+
+
 def read_games(path: str) -> Iterator[Game]:
     """Every game of a file (ValueError on a file that is not whole games)."""
     with open(path, "rb") as handle:
