@@ -453,3 +453,20 @@ def test_the_engines_tables_end_games_they_know() -> None:
     # Castling rights and six pieces are beyond the tables: the game goes on.
     assert datagen._tablebase_result(Position("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1"), settings) is None
     assert datagen._tablebase_result(Position("4k3/8/8/8/8/8/PPP5/R3K3 w - - 0 1"), settings) is None
+
+
+def test_the_device_burst_script_returns_one_shard_of_whole_games(tmp_path: Path) -> None:
+    """tools/device_burst.sh as a lent machine runs it, for a few seconds: the core is built (here it
+    is up to date), the generator is stopped by `timeout` at the deadline, and one shard of whole
+    games comes back under $OUT."""
+    out = tmp_path / "out"
+    env = dict(os.environ, OUT=str(out), PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}")
+    result = subprocess.run(["bash", "tools/device_burst.sh", "6", "5"], cwd=REPO_ROOT, env=env,
+                            capture_output=True, text=True, timeout=240, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr, result.stderr
+    shards = sorted(out.glob("*.kgame"))
+    assert [shard.name for shard in shards] == ["burst-5.kgame"]
+    games, plies, whole = game_records.scan(str(shards[0]))
+    assert games >= 1 and whole == shards[0].stat().st_size
+    assert f'"positions": {plies}' in result.stdout
