@@ -72,9 +72,9 @@ class StrengthLevel:
 # strength: its numbers are what full strength amounts to at 10 s + 0.1 s (no choice among lines,
 # more nodes than that clock lets it search), and from its Elo up no weakening is asked for.
 CURVE: tuple[StrengthLevel, ...] = (
-    StrengthLevel(1320, nodes=789, lines=4, temperature=51.1, margin=172.9),
-    StrengthLevel(1700, nodes=8_170, lines=4, temperature=26.8, margin=94.6),
-    StrengthLevel(2100, nodes=113_561, lines=2, temperature=8.5, margin=35.0),
+    StrengthLevel(1320, nodes=1_003, lines=4, temperature=48.6, margin=164.9),
+    StrengthLevel(1700, nodes=5_511, lines=4, temperature=30.9, margin=107.8),
+    StrengthLevel(2100, nodes=59_593, lines=2, temperature=13.0, margin=49.6),
     StrengthLevel(2300, nodes=2_000_000, lines=1, temperature=0.0, margin=0.0),
 )
 MIN_ELO = CURVE[0].elo
