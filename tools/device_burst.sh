@@ -4,13 +4,21 @@
 # of whole games (tools/game_records.py) under $OUT, small enough to bring home (under 16 MiB a
 # file; the burst is split when it is larger).
 #
-#   bash tools/device_burst.sh [SECONDS] [SEED]      # defaults: 540 s, the clock's seconds
+#   bash tools/device_burst.sh [--no-build] [SECONDS] [SEED]   # defaults: 540 s, the clock's seconds
+#
+# --no-build plays with the core as it is installed (pip install -e ., say) instead of building it
+# in place first.
 #
 # python-chess is the one package the generator needs beyond Cython: where it is missing, wheels
 # in .whl/ are installed first (python3 -m pip download --no-deps -d .whl chess).  Games are
 # played with the built-in net, at the settings of docs/nnue.md's generation command.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+build=1
+if [ "${1:-}" = "--no-build" ]; then
+    build=0
+    shift
+fi
 seconds=${1:-540}
 seed=${2:-$(date +%s)}
 out=${OUT:-runs/burst}
@@ -21,9 +29,11 @@ if ! python3 -c "import chess" 2>/dev/null; then
     python3 -m pip install -q --no-index --no-deps --target /tmp/kestrel-site .whl/*.whl
     export PYTHONPATH=/tmp/kestrel-site${PYTHONPATH:+:$PYTHONPATH}
 fi
-started=$(date +%s)
-python3 setup.py build_ext --inplace -j "$cores" > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
-echo "burst: built the core in $(( $(date +%s) - started )) s on $cores cores"
+if [ "$build" = 1 ]; then
+    started=$(date +%s)
+    python3 setup.py build_ext --inplace -j "$cores" > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+    echo "burst: built the core in $(( $(date +%s) - started )) s on $cores cores"
+fi
 
 books=../shared/data/openings/2moves_v1.epd
 [ -f "$books" ] || books=shared/data/openings/2moves_v1.epd
