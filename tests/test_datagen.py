@@ -100,7 +100,8 @@ def test_openings_beyond_the_bound_are_dropped() -> None:
     class Recording:
         """The searcher, keeping the score of each search: a second search of a kept opening would
         meet a table filled since, and could score it otherwise."""
-        scores: list[tuple[object, tuple[str, int]]] = []
+        def __init__(self) -> None:
+            self.scores: list[tuple[object, tuple[str, int]]] = []
 
         def search(self, position: object, limits: object) -> object:
             result = searcher.search(position, limits)

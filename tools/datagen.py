@@ -55,7 +55,6 @@ from tools.game_records import (
     cut_partial_game,
     encode_score,
     pack_game,
-    scan,
     training_array,
     whole_games,
 )
@@ -252,8 +251,10 @@ class ShardWriter:
             if name.endswith(GAME_SUFFIX):
                 path = os.path.join(directory, name)
                 # A coordinator killed inside a write: drop the partial game.
-                cut += cut_partial_game(path)
-                self.positions += scan(path)[1]
+                size = os.path.getsize(path)
+                _, plies, whole = cut_partial_game(path)
+                cut += whole < size
+                self.positions += plies
         if cut:
             print(f"datagen: cut a partial game off {cut} shard(s)", file=sys.stderr)
         manifest = self._read_manifest()

@@ -205,15 +205,14 @@ def scan(path: str) -> tuple[int, int, int]:
     return games, plies, offset
 
 
-def cut_partial_game(path: str) -> bool:
-    """Cut the bytes after a file's last whole game (a writer killed inside a write); whether any
-    were cut.  Whole-game files can then be joined with `cat`."""
-    _, _, whole = scan(path)
-    if whole == os.path.getsize(path):
-        return False
-    with open(path, "r+b") as handle:
-        handle.truncate(whole)
-    return True
+def cut_partial_game(path: str) -> tuple[int, int, int]:
+    """Cut the bytes after a file's last whole game (a writer killed inside a write); `scan`'s
+    (games, plies, bytes) of what it keeps.  Whole-game files can then be joined with `cat`."""
+    kept = scan(path)
+    if kept[2] < os.path.getsize(path):
+        with open(path, "r+b") as handle:
+            handle.truncate(kept[2])
+    return kept
 
 
 def read_games(path: str) -> Iterator[Game]:
