@@ -41,7 +41,6 @@ cdef void clear_learning(SearchState* s) noexcept nogil:
     memset(s.history, 0, sizeof(s.history))
     memset(s.killers, 0, sizeof(s.killers))
     memset(s.counter_moves, 0, sizeof(s.counter_moves))
-    memset(s.continuation, 0, sizeof(s.continuation))
 from search.searcher import uci_score, with_switches
 
 

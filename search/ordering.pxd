@@ -1,7 +1,7 @@
 # Move ordering: the hash move, then good captures (MVV-LVA, SEE >= 0) and
 # promotions, killers and the counter move, quiet moves by history, bad captures last.
 
-from search.board.types cimport Move, MoveList, MOVE_NULL, NO_PIECE, move_from
+from search.board.types cimport Move, MoveList
 from search.state cimport SearchState
 
 cdef void score_moves(SearchState* s, MoveList* moves, Move hash_move, int ply) noexcept nogil
@@ -14,7 +14,5 @@ cdef void update_quiet_stats(SearchState* s, Move best, Move* quiets_tried, int 
 
 
 cdef inline void record_move(SearchState* s, int ply, Move m) noexcept nogil:
-    """move_stack[ply] = m and the piece that makes it (the counter move, the continuation history
-    and the null-move rule read them; call before do_move)."""
+    """move_stack[ply] = m (the counter move and the null-move rule read it; call before do_move)."""
     s.move_stack[ply] = m
-    s.moved_piece[ply] = NO_PIECE if m == MOVE_NULL else s.board.squares[move_from(m)]

@@ -1,6 +1,5 @@
 """Scores for move ordering and the history/killer updates that feed them."""
 
-from libc.stdint cimport int16_t
 from search.board.types cimport (
     Move, MoveList, NO_PIECE, PAWN, MOVE_EN_PASSANT, MOVE_PROMOTE_QUEEN, MOVE_NULL,
     move_from, move_to, move_kind, is_promotion, piece_type_of,
@@ -24,25 +23,6 @@ cdef bint is_capture(SearchState* s, Move m) noexcept nogil:
 cdef inline int mvv_lva(const Board* b, Move m) noexcept nogil:
     cdef int victim = PAWN if move_kind(m) == MOVE_EN_PASSANT else piece_type_of(b.squares[move_to(m)])
     return SEE_VALUE[victim] * 8 - SEE_VALUE[piece_type_of(b.squares[move_from(m)])] // 100
-
-
-cdef inline int16_t* continuation_entry(SearchState* s, int ply, int back, int piece, int to) noexcept nogil:
-    """The continuation-history entry of a move (piece, to) after the move `back` plies before it,
-    or NULL where there is none (the root, a null move)."""
-    cdef int earlier = ply - back
-    if earlier < 0 or s.moved_piece[earlier] == NO_PIECE or s.move_stack[earlier] == 0:
-        return NULL
-    return &s.continuation[s.moved_piece[earlier]][move_to(s.move_stack[earlier])][piece][to]
-
-
-cdef inline int continuation_score(SearchState* s, int ply, Move m) noexcept nogil:
-    cdef int piece = s.board.squares[move_from(m)], back, total = 0
-    cdef int16_t* entry
-    for back in range(1, 3):
-        entry = continuation_entry(s, ply, back, piece, move_to(m))
-        if entry != NULL:
-            total += entry[0]
-    return total
 
 
 cdef void score_moves(SearchState* s, MoveList* moves, Move hash_move, int ply) noexcept nogil:
@@ -72,8 +52,6 @@ cdef void score_moves(SearchState* s, MoveList* moves, Move hash_move, int ply) 
             moves.scores[i] = KILLER_SCORE
         elif m == counter:
             moves.scores[i] = COUNTER_SCORE
-        elif s.config.continuation_history:
-            moves.scores[i] = s.history[us][move_from(m)][move_to(m)] + continuation_score(s, ply, m)
         else:
             moves.scores[i] = s.history[us][move_from(m)][move_to(m)]
 
@@ -114,17 +92,6 @@ cdef inline void history_update(int* entry, int bonus) noexcept nogil:
     entry[0] += bonus - entry[0] * (bonus if bonus > 0 else -bonus) // HISTORY_MAX
 
 
-cdef inline void continuation_update(SearchState* s, int ply, Move m, int bonus) noexcept nogil:
-    cdef int piece = s.board.squares[move_from(m)], back, value
-    cdef int16_t* entry
-    for back in range(1, 3):
-        entry = continuation_entry(s, ply, back, piece, move_to(m))
-        if entry != NULL:
-            value = entry[0]
-            history_update(&value, bonus)
-            entry[0] = <int16_t>value
-
-
 cdef void update_quiet_stats(SearchState* s, Move best, Move* quiets_tried, int quiet_count,
                              int depth, int ply) noexcept nogil:
     """A quiet move caused a cutoff: reward it, punish the quiet moves tried before it."""
@@ -135,13 +102,9 @@ cdef void update_quiet_stats(SearchState* s, Move best, Move* quiets_tried, int 
         s.killers[ply][1] = s.killers[ply][0]
         s.killers[ply][0] = best
     history_update(&s.history[us][move_from(best)][move_to(best)], bonus * 32)
-    if s.config.continuation_history:
-        continuation_update(s, ply, best, bonus * 32)
     for i in range(quiet_count):
         if quiets_tried[i] != best:
             history_update(&s.history[us][move_from(quiets_tried[i])][move_to(quiets_tried[i])], -bonus * 32)
-            if s.config.continuation_history:
-                continuation_update(s, ply, quiets_tried[i], -bonus * 32)
     if ply > 0:
         previous = s.move_stack[ply - 1]
         if previous != 0 and previous != MOVE_NULL:

@@ -1,6 +1,6 @@
 # The state of one alpha-beta search, passed explicitly to every search function.
 
-from libc.stdint cimport int16_t, int64_t, uint64_t
+from libc.stdint cimport int64_t, uint64_t
 from search.board.types cimport Move, MAX_PLY, MAX_MOVES
 from search.board.board cimport Board
 from search.tt cimport TranspositionTable
@@ -27,7 +27,6 @@ cdef struct SearchConfig:
     bint quiescence_tt          # quiescence takes the TT's move and cutoffs, and stores its results
     bint aspiration
     bint node_time_management   # a clock search stops sooner the larger the best move's share of nodes
-    bint continuation_history   # quiet moves ordered by how they did after the last two moves too
 
 
 # Where every searcher starts: every technique on (each was adopted by an SPRT; one that lost is
@@ -48,7 +47,6 @@ cdef inline SearchConfig adopted_config() noexcept nogil:
     config.quiescence_tt = True
     config.aspiration = True
     config.node_time_management = True
-    config.continuation_history = True
     return config
 
 
@@ -92,10 +90,6 @@ cdef struct SearchState:
     int pv_length[MAX_PLY + 1]
     int static_eval[MAX_PLY + 2]
     Move move_stack[MAX_PLY + 2]
-    int moved_piece[MAX_PLY + 2]     # the piece that made move_stack[ply]; NO_PIECE for a null move
-    # Continuation history: how a quiet move (its piece and target) did after the move one or two
-    # plies before it (that move's piece and target), as [earlier piece][earlier to][piece][to].
-    int16_t continuation[12][64][12][64]
 
     RootMove root_moves[MAX_MOVES]
     int root_count
