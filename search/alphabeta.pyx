@@ -28,17 +28,6 @@ from search.timeman cimport (elapsed_ms, hard_limit_reached, may_stop_early, ite
 from search.tbprobe cimport should_probe, probe_wdl, TB_NO_RESULT, VALUE_TB_WIN
 from eval.evaluator cimport evaluate_position
 
-
-cdef inline int damped(const SearchState* s, const Board* b, int raw_eval) noexcept nogil:
-    """The static evaluation shrunk toward a draw as the 50-move counter runs (switch
-    fifty_move_damping): an edge that no capture or pawn move has cashed in for many plies is
-    worth less: by the time the counter nears 100 plies (a draw) it is halved.  The TT keeps the
-    raw evaluation."""
-    if not s.config.fifty_move_damping:
-        return raw_eval
-    return raw_eval * (200 - b.halfmove_clock) // 200
-
-
 cdef extern from "clock.h" nogil:
     int load_flag "kestrel_load_flag"(int* flag)
 
@@ -133,7 +122,7 @@ cdef int quiescence(SearchState* s, int alpha, int beta, int ply) noexcept nogil
         score_moves(s, &moves, tt_move, ply)
     else:
         raw_eval = evaluate_position(&s.evaluator, b)
-        stand_pat = damped(s, b, raw_eval)
+        stand_pat = raw_eval
         if stand_pat >= beta:
             return stand_pat
         if stand_pat > alpha:
@@ -266,7 +255,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
         improving = False
     else:
         raw_eval = entry.static_eval if tt_hit else evaluate_position(&s.evaluator, b)
-        static_eval = damped(s, b, raw_eval)
+        static_eval = raw_eval
         s.static_eval[ply] = static_eval
         improving = ply >= 2 and s.static_eval[ply - 2] != VALUE_NONE and static_eval > s.static_eval[ply - 2]
         # A stored bound is a better guess than the static evaluation.

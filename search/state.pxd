@@ -27,7 +27,6 @@ cdef struct SearchConfig:
     bint quiescence_tt          # quiescence takes the TT's move and cutoffs, and stores its results
     bint aspiration
     bint node_time_management   # a clock search stops sooner the larger the best move's share of nodes
-    bint fifty_move_damping     # the static evaluation shrinks toward a draw as the 50-move counter runs
 
 
 # Where every searcher starts: every technique on (each was adopted by an SPRT; one that lost is
@@ -48,7 +47,6 @@ cdef inline SearchConfig adopted_config() noexcept nogil:
     config.quiescence_tt = True
     config.aspiration = True
     config.node_time_management = True
-    config.fifty_move_damping = True
     return config
 
 
