@@ -251,9 +251,8 @@ class ShardWriter:
             if name.endswith(GAME_SUFFIX):
                 path = os.path.join(directory, name)
                 # A coordinator killed inside a write: drop the partial game.
-                size = os.path.getsize(path)
-                _, plies, whole = cut_partial_game(path)
-                cut += whole < size
+                _, plies, _, dropped = cut_partial_game(path)
+                cut += dropped > 0
                 self.positions += plies
         if cut:
             print(f"datagen: cut a partial game off {cut} shard(s)", file=sys.stderr)

@@ -205,14 +205,16 @@ def scan(path: str) -> tuple[int, int, int]:
     return games, plies, offset
 
 
-def cut_partial_game(path: str) -> tuple[int, int, int]:
+def cut_partial_game(path: str) -> tuple[int, int, int, int]:
     """Cut the bytes after a file's last whole game (a writer killed inside a write); `scan`'s
-    (games, plies, bytes) of what it keeps.  Whole-game files can then be joined with `cat`."""
-    kept = scan(path)
-    if kept[2] < os.path.getsize(path):
+    (games, plies, bytes) of what it keeps, and the number of bytes cut.  Whole-game files can then
+    be joined with `cat`."""
+    games, plies, whole = scan(path)
+    cut = os.path.getsize(path) - whole
+    if cut:
         with open(path, "r+b") as handle:
-            handle.truncate(kept[2])
-    return kept
+            handle.truncate(whole)
+    return games, plies, whole, cut
 
 
 def read_games(path: str) -> Iterator[Game]:
