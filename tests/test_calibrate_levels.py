@@ -3,12 +3,14 @@ proposed curve.  The games themselves are too long for CI; docs/play.md has them
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
 from tools import calibrate_levels as cal
 from tournaments.stats import Tally
+from uci_engine import strength
 from uci_engine.strength import CURVE, FULL_STRENGTH_ELO, level_for_elo
 
 
@@ -68,3 +70,41 @@ def test_the_runner_command_resumes_with_the_games_it_lacks(tmp_path: Path) -> N
     assert FULL_STRENGTH_ELO in cal.parse_arguments(["--stockfish", __file__]).levels   # the top is measured too
     with pytest.raises(SystemExit):
         cal.parse_arguments(["--games", "61", "--stockfish", __file__])
+
+
+def test_an_earlier_curve_is_read_from_its_source() -> None:
+    source = Path(strength.__file__).read_text(encoding="utf-8")
+    assert cal.curve_in(source) == CURVE
+    older = source.replace("nodes=1_003,", "nodes=777,") if "nodes=1_003," in source else None
+    if older is not None:
+        assert cal.curve_in(older)[0].nodes == 777
+    with pytest.raises(ValueError):
+        cal.curve_in("CURVES = ()\n")
+
+
+def test_a_level_of_an_earlier_curve_is_placed_on_today_s_by_its_node_budget() -> None:
+    for elo in (1400, 1700, 1900, 2200):
+        assert cal.number_with_nodes(level_for_elo(elo)) == pytest.approx(elo, abs=1)   # today's own levels
+    assert cal.number_with_nodes(None) == FULL_STRENGTH_ELO                          # full strength is the top
+    fewer = dataclasses.replace(CURVE[0], nodes=CURVE[0].nodes // 2)
+    assert cal.number_with_nodes(fewer) < CURVE[0].elo                               # below the curve: carried on
+    doubled = [dataclasses.replace(level, nodes=level.nodes * 2) for level in CURVE[:-1]]
+    assert all(cal.number_with_nodes(a) > b.elo for a, b in zip(doubled, CURVE, strict=False))
+
+
+def test_the_pooled_fit_weighs_each_level_by_its_games(tmp_path: Path) -> None:
+    assert cal.monotone([(1700, 1600, 3), (1900, 1500, 1)]) == [(1750, 1575)]
+    light = [measured(elo, 50, 50) for elo in (1350, 1700, 2100)]
+    heavy_strong = [measured(elo, 700, 300) for elo in (1350, 1700, 2100)]
+    assert cal.fitted_curve(light + heavy_strong)[1].nodes < cal.fitted_curve(light)[1].nodes
+    for name, elo in (("old", 1700), ("old", 2100), ("older", 1700)):
+        pgn = tmp_path / f"{name}-{elo}.pgn"
+        pgn.write_text('[White "Kestrel"]\n[Black "Stockfish"]\n[Result "1-0"]\n\n1-0\n\n', encoding="utf-8")
+    curve = cal.curve_in(Path(strength.__file__).read_text(encoding="utf-8"))
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(cal, "curve_of", lambda commit: curve)
+        pooled = cal.pooled_round("old:abc1234", tmp_path)
+    assert [(m.elo, m.tally.games) for m in pooled] == [(1700, 1), (2100, 1)]
+    assert [m.position for m in pooled] == pytest.approx([1700, 2100], abs=1)
+    with pytest.raises(ValueError):
+        cal.pooled_round("old", tmp_path)

@@ -11,6 +11,12 @@ measured performance against the level's number (made monotone), finds for every
 the number whose level performed at the anchor's Elo, and gives the anchor that level's settings.
 It is a fixed-point step: play, fit, play again until every level lands in its band.
 
+One round of 60 games a level measures each level to about +/-90 Elo, so a fit from one round
+chases noise (round 4's refit overshot).  ``--pool NAME:COMMIT`` adds an earlier round's games
+(``runs/NAME-ELO.pgn``, played with COMMIT's curve) to the fit: each of its levels is placed on
+today's curve at the number with the same node budget, and the fit weighs every point by its
+games.  Pool only rounds played with the same net: a stronger net makes every node budget stronger.
+
     python -m tools.calibrate_levels 1350 1500 1700 1900 2100 2300 --games 60 --tc 10+0.1 \\
         --name levels-nnue4 --srand 4701 --fit
 """
@@ -18,6 +24,7 @@ It is a fixed-point step: play, fit, play again until every level lands in its b
 from __future__ import annotations
 
 import argparse
+import ast
 import csv
 import dataclasses
 import math
@@ -41,10 +48,16 @@ MIN_NODES = 50              # a fit never asks for a search smaller than this
 
 @dataclass(frozen=True)
 class Measurement:
-    """One level's games against Stockfish at the same UCI_Elo."""
+    """One level's games against Stockfish at the same UCI_Elo.  `number` is where its settings sit
+    on today's curve: its Elo for a level of today's curve, elsewhere for an earlier round's."""
 
     elo: int
     tally: Tally
+    number: float | None = None
+
+    @property
+    def position(self) -> float:
+        return self.elo if self.number is None else self.number
 
     @property
     def performance(self) -> float:
@@ -83,12 +96,16 @@ def runner_command(folder: Path, elo: int, args: argparse.Namespace, pgn: Path, 
                "-recover", "-pgnout", str(pgn)])
 
 
-def monotone(points_: Sequence[tuple[float, float]]) -> list[tuple[float, float]]:
-    """(number, performance) pairs sorted by number, performances pooled where they fall (PAVA)."""
-    blocks: list[list[float]] = []      # [sum of x, sum of y, count]
-    for x, y in sorted(points_):
-        blocks.append([x, y, 1])
-        while len(blocks) > 1 and blocks[-2][1] / blocks[-2][2] > blocks[-1][1] / blocks[-1][2]:
+def monotone(points_: Sequence[tuple[float, float]] | Sequence[tuple[float, float, float]]
+             ) -> list[tuple[float, float]]:
+    """(number, performance[, weight]) points sorted by number, performances pooled where they fall
+    and where they share a number (weighted PAVA; a point without a weight weighs 1)."""
+    blocks: list[list[float]] = []      # [weighted sum of x, weighted sum of y, weight]
+    for point in sorted(points_):
+        x, y, w = point if len(point) == 3 else (*point, 1.0)
+        blocks.append([w * x, w * y, w])
+        while len(blocks) > 1 and (blocks[-2][1] / blocks[-2][2] > blocks[-1][1] / blocks[-1][2]
+                                   or math.isclose(blocks[-2][0] / blocks[-2][2], x)):
             last = blocks.pop()
             blocks[-1] = [blocks[-1][i] + last[i] for i in range(3)]
     return [(bx / n, by / n) for bx, by, n in blocks]
@@ -116,9 +133,56 @@ def settings_at(number: int) -> StrengthLevel:
     return dataclasses.replace(carried, nodes=max(MIN_NODES, carried.nodes), lines=CURVE[0].lines)
 
 
+def number_with_nodes(level: StrengthLevel | None) -> float:
+    """Where a level of some curve sits on today's: the number whose node budget is the same (the
+    first segment carried on below the curve); full strength (None) is today's top."""
+    if level is None or level.nodes >= CURVE[-1].nodes:
+        return FULL_STRENGTH_ELO
+    upper = next((i for i, anchor in enumerate(CURVE[1:], 1) if anchor.nodes > level.nodes), len(CURVE) - 1)
+    low, high = CURVE[upper - 1], CURVE[upper]
+    share = math.log(level.nodes / low.nodes) / math.log(high.nodes / low.nodes)
+    return low.elo + share * (high.elo - low.elo)
+
+
+def curve_of(commit: str) -> tuple[StrengthLevel, ...]:
+    """The CURVE of uci_engine/strength.py at `commit`."""
+    return curve_in(git("show", f"{commit}:uci_engine/strength.py"))
+
+
+def curve_in(source: str) -> tuple[StrengthLevel, ...]:
+    """The CURVE of a version of uci_engine/strength.py, read from its source (not imported)."""
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.AnnAssign | ast.Assign):
+            targets = [node.target] if isinstance(node, ast.AnnAssign) else node.targets
+            if any(isinstance(t, ast.Name) and t.id == "CURVE" for t in targets):
+                assert isinstance(node.value, ast.Tuple)
+                return tuple(StrengthLevel(*[ast.literal_eval(a) for a in call.args],
+                                           **{k.arg: ast.literal_eval(k.value) for k in call.keywords if k.arg})
+                             for call in node.value.elts if isinstance(call, ast.Call))
+    raise ValueError("no CURVE in this uci_engine/strength.py")
+
+
+def pooled_round(spec: str, runs: Path) -> list[Measurement]:
+    """An earlier round's levels (`NAME:COMMIT`: runs/NAME-ELO.pgn played with COMMIT's curve), each
+    placed on today's curve by its node budget."""
+    name, _, commit = spec.partition(":")
+    if not commit:
+        raise ValueError(f"--pool {spec}: say NAME:COMMIT")
+    curve = curve_of(commit)
+    found = []
+    for pgn in sorted(runs.glob(f"{name}-*.pgn")):
+        elo = pgn.stem.removeprefix(f"{name}-")
+        if elo.isdigit():
+            found.append(Measurement(int(elo), tally_of(pgn), number_with_nodes(level_for_elo(int(elo), curve))))
+    if not found:
+        raise ValueError(f"--pool {spec}: no {runs}/{name}-ELO.pgn")
+    return found
+
+
 def fitted_curve(measurements: Sequence[Measurement]) -> list[StrengthLevel]:
     """The anchors again, each given the settings of the level that performed at its Elo."""
-    measured = monotone([(m.elo, m.performance) for m in measurements])     # the top (full strength) too
+    measured = monotone([(m.position, m.performance, m.tally.games)            # the top (full strength) too
+                         for m in measurements if m.tally.games])
     anchors = []
     for anchor in CURVE[:-1]:
         found = settings_at(round(number_for(anchor.elo, measured)))
@@ -155,6 +219,9 @@ def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--stockfish", default=STOCKFISH)
     parser.add_argument("--openings", default=str(OPENINGS))
     parser.add_argument("--fit", action="store_true", help="propose a curve from the games")
+    parser.add_argument("--pool", action="append", default=[], metavar="NAME:COMMIT",
+                        help="also fit with an earlier round's games, runs/NAME-ELO.pgn played with COMMIT's "
+                             "curve (same net only; repeatable)")
     parser.add_argument("--ledger", metavar="ID_PREFIX",
                         help="also print each level as a row of docs/experiments.csv, id ID_PREFIX-ELO")
     args = parser.parse_args(argv)
@@ -190,8 +257,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         for measurement in measurements:
             writer.writerow(ledger_row(measurement, args, folder))
     if args.fit:
+        pooled = [m for spec in args.pool for m in pooled_round(spec, REPO / "runs")]
+        for m in pooled:
+            print(f"pooled: UCI_Elo {m.elo} of an earlier curve, at {m.position:.0f} on today's: "
+                  f"{m.tally.games} games, plays at about {m.performance:.0f}")
         print("CURVE: tuple[StrengthLevel, ...] = (")
-        for anchor in fitted_curve(measurements):
+        for anchor in fitted_curve(measurements + pooled):
             print(f"    StrengthLevel({anchor.elo}, nodes={anchor.nodes:_}, lines={anchor.lines}, "
                   f"temperature={anchor.temperature}, margin={anchor.margin}),")
         print(")")

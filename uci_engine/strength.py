@@ -102,13 +102,14 @@ def between(low: StrengthLevel, high: StrengthLevel, elo: int) -> StrengthLevel:
                          margin=along(low.margin, high.margin))
 
 
-def level_for_elo(elo: int) -> StrengthLevel | None:
-    """The level that plays at about `elo`; None from FULL_STRENGTH_ELO up (full strength)."""
-    if elo >= FULL_STRENGTH_ELO:
+def level_for_elo(elo: int, curve: Sequence[StrengthLevel] = CURVE) -> StrengthLevel | None:
+    """The level that plays at about `elo`; None from the curve's top up (full strength).  `curve` is
+    today's unless the calibration asks what an earlier curve played."""
+    if elo >= curve[-1].elo:
         return None
-    elo = max(elo, MIN_ELO)
-    upper = next(i for i, anchor in enumerate(CURVE) if anchor.elo > elo)
-    return between(CURVE[upper - 1], CURVE[upper], elo)
+    elo = max(elo, curve[0].elo)
+    upper = next(i for i, anchor in enumerate(curve) if anchor.elo > elo)
+    return between(curve[upper - 1], curve[upper], elo)
 
 
 def elo_for_skill(skill: int) -> int:
