@@ -51,6 +51,16 @@ def checkout(revision: str) -> Path:
     return folder
 
 
+def checkouts(candidate: str, base: str) -> tuple[Path, Path]:
+    """Built checkouts of both revisions; one build serves both sides of a revision against itself
+    (a match of a switch or a net)."""
+    def commit(revision: str) -> str:
+        return revision if revision == WORKTREE else git("rev-parse", "--verify", f"{revision}^{{commit}}")
+
+    built = checkout(candidate)
+    return built, built if commit(candidate) == commit(base) else checkout(base)
+
+
 def engine_flags(folder: Path, name: str, env: list[str], options: list[str]) -> list[str]:
     """The runner's ``-engine`` flags for the build in `folder`."""
     command = ["env", *env] if env else []
@@ -95,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     """Build both revisions and run the match; the runner's exit status."""
     args = parse_arguments(sys.argv[1:] if argv is None else argv)
     try:
-        candidate, base = checkout(args.candidate), checkout(args.base)
+        candidate, base = checkouts(args.candidate, args.base)
     except subprocess.CalledProcessError as error:
         detail = error.stderr.strip() if isinstance(error.stderr, str) else ""
         print(f"versus: {' '.join(map(str, error.cmd))} failed {detail}", file=sys.stderr)
