@@ -72,9 +72,9 @@ class StrengthLevel:
 # strength: its numbers are what full strength amounts to at 10 s + 0.1 s (no choice among lines,
 # more nodes than that clock lets it search), and from its Elo up no weakening is asked for.
 CURVE: tuple[StrengthLevel, ...] = (
-    StrengthLevel(1320, nodes=1_003, lines=4, temperature=48.6, margin=164.9),
-    StrengthLevel(1700, nodes=5_511, lines=4, temperature=30.9, margin=107.8),
-    StrengthLevel(2100, nodes=59_593, lines=2, temperature=13.0, margin=49.6),
+    StrengthLevel(1320, nodes=972, lines=4, temperature=48.9, margin=166.0),
+    StrengthLevel(1700, nodes=4_385, lines=4, temperature=33.3, margin=115.5),
+    StrengthLevel(2100, nodes=58_888, lines=2, temperature=13.1, margin=49.9),
     StrengthLevel(2300, nodes=2_000_000, lines=1, temperature=0.0, margin=0.0),
 )
 MIN_ELO = CURVE[0].elo
