@@ -257,7 +257,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         for measurement in measurements:
             writer.writerow(ledger_row(measurement, args, folder))
     if args.fit:
-        pooled = [m for spec in args.pool for m in pooled_round(spec, REPO / "runs")]
+        try:
+            pooled = [m for spec in args.pool for m in pooled_round(spec, REPO / "runs")]
+        except (ValueError, subprocess.CalledProcessError) as error:
+            print(f"calibrate_levels: {error}", file=sys.stderr)
+            return 2
         for m in pooled:
             print(f"pooled: UCI_Elo {m.elo} of an earlier curve, at {m.position:.0f} on today's: "
                   f"{m.tally.games} games, plays at about {m.performance:.0f}")
