@@ -100,9 +100,8 @@ def test_the_pooled_fit_weighs_each_level_by_its_games(tmp_path: Path) -> None:
     for name, elo in (("old", 1700), ("old", 2100), ("older", 1700)):
         pgn = tmp_path / f"{name}-{elo}.pgn"
         pgn.write_text('[White "Kestrel"]\n[Black "Stockfish"]\n[Result "1-0"]\n\n1-0\n\n', encoding="utf-8")
-    curve = cal.curve_in(Path(strength.__file__).read_text(encoding="utf-8"))
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(cal, "curve_of", lambda commit: curve)
+        patch.setattr(cal, "curve_of", lambda commit: CURVE)
         pooled = cal.pooled_round("old:abc1234", tmp_path)
     assert [(m.elo, m.tally.games) for m in pooled] == [(1700, 1), (2100, 1)]
     assert [m.position for m in pooled] == pytest.approx([1700, 2100], abs=1)
