@@ -72,7 +72,7 @@ class StrengthLevel:
 # strength: its numbers are what full strength amounts to at 10 s + 0.1 s (no choice among lines,
 # more nodes than that clock lets it search), and from its Elo up no weakening is asked for.
 CURVE: tuple[StrengthLevel, ...] = (
-    StrengthLevel(1320, nodes=972, lines=4, temperature=48.9, margin=166.0),
+    StrengthLevel(1320, nodes=736, lines=4, temperature=51.8, margin=175.3),
     StrengthLevel(1700, nodes=4_385, lines=4, temperature=33.3, margin=115.5),
     StrengthLevel(2100, nodes=58_888, lines=2, temperature=13.1, margin=49.9),
     StrengthLevel(2300, nodes=2_000_000, lines=1, temperature=0.0, margin=0.0),
