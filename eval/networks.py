@@ -25,7 +25,7 @@ def builtin_path() -> Path:
 def network_of(params: NetParameters) -> Network:
     """The C network of parsed net parameters."""
     return Network(params.hidden, params.qa, params.qb, params.scale, params.feature_weights,
-                   params.feature_bias, params.output_weights, params.output_biases)
+                   params.feature_bias, params.output_weights, params.output_biases, params.feature_set)
 
 
 def load_network(path: str | Path) -> tuple[Network, NetParameters]:

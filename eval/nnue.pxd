@@ -1,5 +1,5 @@
 # The learned evaluation (NNUE): a perspective network 768 -> hidden (per side) -> 1, SCReLU, int16,
-# with one output layer per bucket of piece counts.
+# with one output layer per bucket of piece counts, its inputs optionally mirrored by each side's king.
 # Its inputs and the bounds of its sizes are eval/nnue_architecture.pxd's.
 #
 # The network's weights live in C memory owned by a `Network` object and are only read, by every
@@ -21,6 +21,7 @@ cdef struct NetworkWeights:
     int qb                        # the output weights' scale (the trainer picks it per net)
     int scale                     # centipawns per unit of the output (the trainer writes 400)
     int buckets                   # output layers, chosen by piece count (nnue_output_bucket)
+    int feature_set               # NNUE_FEATURES_PLAIN, or _KING_MIRRORED: inputs mirrored by the king's wing
     int32_t output_bias[NNUE_MAX_OUTPUT_BUCKETS]
     # > 0: every |output weight| * qa fits an int16, so the output layer runs in 16-bit products
     # summed exactly in int32 over chunks of this many inputs; 0: one 64-bit product per input.

@@ -3,7 +3,8 @@
 The network is a perspective network: 768 inputs (colour relative to the perspective, piece type,
 square seen from that side) into ``hidden`` units per side, clipped and squared (SCReLU), into
 one output from the layer of the position's bucket (by piece count); eval/nnue_architecture.pxd
-defines the inputs, the buckets and the bounds of the sizes.  Then,
+defines the inputs (a king-mirrored net flips a perspective's inputs left-right while its own
+king is on files e-h), the buckets and the bounds of the sizes.  Then,
 exactly (int16 accumulators, 64-bit sums, division truncated toward zero as C's ``/``;
 eval/nnue_file.py is the format's one definition, and tests/nnue_reference.py its ground truth
 in Python):
@@ -17,20 +18,22 @@ in Python):
 The accumulators are kept per search thread (AccumulatorStack) and brought up to date lazily:
 only a position that is evaluated needs them, and it is reached from the nearest ancestor
 whose accumulators are known by replaying the board's change records (a move adds and
-subtracts two to four weight rows).  The loops are plain C over int16 that the compiler turns
-into vector code at -O3 on any x86-64 or ARM64 target, without intrinsics.
+subtracts two to four weight rows); a king-mirrored net computes a position afresh when the
+walk would cross a king's move between files d and e.  The loops are plain C over int16 that the
+compiler turns into vector code at -O3 on any x86-64 or ARM64 target, without intrinsics.
 """
 
 from libc.stdint cimport int16_t, int32_t, int64_t, uint64_t
 from libc.stdlib cimport free
 from libc.string cimport memcpy, memset
-from search.board.types cimport NO_SQUARE, piece_type_of, colour_of
+from search.board.types cimport NO_SQUARE, KING, piece_type_of, colour_of
 from search.board.bitboard cimport popcount, pop_lsb
-from search.board.board cimport Board, UndoRecord, PieceChange
+from search.board.board cimport Board, UndoRecord, PieceChange, king_square
 from eval.evaluate cimport EVAL_LIMIT
 from eval.nnue_architecture cimport (
     NNUE_INPUTS, NNUE_MIN_HIDDEN, NNUE_MAX_HIDDEN, NNUE_HIDDEN_STEP, NNUE_MAX_QA, NNUE_MAX_QB, NNUE_MAX_SCALE,
-    NNUE_MAX_OUTPUT_BUCKETS, nnue_feature_index, nnue_output_bucket,
+    NNUE_MAX_OUTPUT_BUCKETS, NNUE_FEATURES_PLAIN, NNUE_FEATURE_SETS, nnue_feature_index, nnue_file_flip,
+    nnue_output_bucket,
 )
 
 from typing import Any
@@ -50,9 +53,30 @@ cdef uint64_t next_serial = 1
 # ---------------------------------------------------------------- inputs
 
 cdef inline const int16_t* feature_row(const NetworkWeights* net, int perspective, int piece,
-                                       int square) noexcept nogil:
-    cdef int feature = nnue_feature_index(perspective, colour_of(piece), piece_type_of(piece), square)
+                                       int square, int flip) noexcept nogil:
+    """The weight row of `piece` on `square` as `perspective` sees it, `flip` its nnue_file_flip."""
+    cdef int feature = nnue_feature_index(perspective, colour_of(piece), piece_type_of(piece), square) ^ flip
     return net.feature_weights + <size_t>feature * <size_t>net.hidden
+
+
+cdef inline int perspective_flip(const NetworkWeights* net, const Board* b, int perspective) noexcept nogil:
+    """What `perspective` XORs into its inputs in the position `b` (0 unless the net mirrors)."""
+    if net.feature_set == NNUE_FEATURES_PLAIN:
+        return 0
+    return nnue_file_flip(net.feature_set, king_square(b, perspective))
+
+
+cdef inline bint king_changes_wing(const UndoRecord* rec) noexcept nogil:
+    """Whether the move of `rec` takes a king between files a-d and e-h (a step between d and e,
+    castling to the other wing): a king-mirrored perspective then sees every input change."""
+    cdef int i
+    cdef const PieceChange* change
+    for i in range(rec.change_count):
+        change = &rec.changes[i]
+        if piece_type_of(change.piece) == KING and change.from_sq != NO_SQUARE and change.to_sq != NO_SQUARE \
+                and ((change.from_sq & 7) >= 4) != ((change.to_sq & 7) >= 4):
+            return True
+    return False
 
 
 # ---------------------------------------------------------------- vector loops
@@ -94,20 +118,22 @@ cdef inline void add2_sub2(int16_t* dst, const int16_t* src, const int16_t* add0
 
 cdef void refresh_accumulators(const NetworkWeights* net, const Board* b, int16_t* out) noexcept nogil:
     cdef int n = net.hidden, square, piece
+    cdef int white_flip = perspective_flip(net, b, 0), black_flip = perspective_flip(net, b, 1)
     cdef uint64_t pieces = b.occupied
     memcpy(out, net.feature_bias, n * sizeof(int16_t))
     memcpy(out + n, net.feature_bias, n * sizeof(int16_t))
     while pieces:
         square = pop_lsb(&pieces)
         piece = b.squares[square]
-        add_row(out, feature_row(net, 0, piece, square), n)
-        add_row(out + n, feature_row(net, 1, piece, square), n)
+        add_row(out, feature_row(net, 0, piece, square, white_flip), n)
+        add_row(out + n, feature_row(net, 1, piece, square, black_flip), n)
 
 
 cdef void apply_changes(const NetworkWeights* net, const UndoRecord* rec, const int16_t* src,
-                        int16_t* dst) noexcept nogil:
+                        int16_t* dst, const int* flips) noexcept nogil:
     """`dst` = `src` with the move of `rec` played: its vanished pieces' rows subtracted and the
-    appeared ones added, in one pass per perspective for the usual moves."""
+    appeared ones added, in one pass per perspective for the usual moves.  `flips` are the
+    perspectives' nnue_file_flip, the same before and after a move that keeps the kings' wings."""
     cdef int n = net.hidden, perspective, i, adds, subs
     cdef const PieceChange* change
     cdef const int16_t* added[4]
@@ -120,10 +146,10 @@ cdef void apply_changes(const NetworkWeights* net, const UndoRecord* rec, const 
         for i in range(rec.change_count):
             change = &rec.changes[i]
             if change.from_sq != NO_SQUARE:
-                removed[subs] = feature_row(net, perspective, change.piece, change.from_sq)
+                removed[subs] = feature_row(net, perspective, change.piece, change.from_sq, flips[perspective])
                 subs += 1
             if change.to_sq != NO_SQUARE:
-                added[adds] = feature_row(net, perspective, change.piece, change.to_sq)
+                added[adds] = feature_row(net, perspective, change.piece, change.to_sq, flips[perspective])
                 adds += 1
         s = src + perspective * n
         d = dst + perspective * n
@@ -146,6 +172,7 @@ cdef const int16_t* current_accumulators(AccumulatorStack* stack, const NetworkW
     cdef int width = 2 * net.hidden, ply = b.game_ply, base = b.game_ply, slot, cost = 0
     cdef int limit = popcount(b.occupied)
     cdef int mask = ACCUMULATOR_SLOTS - 1
+    cdef int flips[2]
     cdef const UndoRecord* rec
     slot = ply & mask
     if stack.computed[slot] and stack.keys[slot] == b.key:
@@ -153,13 +180,14 @@ cdef const int16_t* current_accumulators(AccumulatorStack* stack, const NetworkW
     # Walk back along the game's records to the nearest position whose accumulators this thread
     # knows, while replaying the moves from there stays cheaper than a refresh (about a row per
     # piece and side); the search path, or the game before the root, usually has one a ply or two back.
+    # A mirroring net cannot replay a king's move to the other wing: its perspective's every input changes.
     while True:
         if base == 0 or ply - base >= ACCUMULATOR_SLOTS - 1:
             base = -1
             break
         rec = &b.history[base - 1]
         cost += rec.change_count + 1
-        if cost > limit:
+        if cost > limit or (net.feature_set != NNUE_FEATURES_PLAIN and king_changes_wing(rec)):
             base = -1
             break
         base -= 1
@@ -171,10 +199,12 @@ cdef const int16_t* current_accumulators(AccumulatorStack* stack, const NetworkW
         stack.computed[slot] = 1
         stack.refreshes += 1
         return stack.values + slot * width
+    flips[0] = perspective_flip(net, b, 0)
+    flips[1] = perspective_flip(net, b, 1)
     while base < ply:
         # Every position on the way is kept: its siblings in the search start from it.
         apply_changes(net, &b.history[base], stack.values + (base & mask) * width,
-                      stack.values + ((base + 1) & mask) * width)
+                      stack.values + ((base + 1) & mask) * width, flips)
         stack.keys[(base + 1) & mask] = b.history[base + 1].key if base + 1 < ply else b.key
         stack.computed[(base + 1) & mask] = 1
         stack.updates += 1
@@ -291,8 +321,9 @@ cdef class Network:
     Built from the parameter arrays (any buffer of int16: ``array('h')``, a numpy array), as the
     net file's reader (eval/nnue_file.py) gives them: ``feature_weights`` 768 x hidden,
     feature-major; ``feature_bias`` hidden; ``output_weights`` buckets x 2 x hidden, per bucket the
-    side to move's half first; ``output_biases`` one int32 per bucket (1..8 of them).  The arrays
-    are copied; ValueError for shapes or constants out of range.
+    side to move's half first; ``output_biases`` one int32 per bucket (1..8 of them);
+    ``feature_set`` 0 (plain) or 1 (inputs mirrored by the king's wing).  The arrays are copied;
+    ValueError for shapes or constants out of range.
     """
 
     def __cinit__(self, *args, **kwargs):
@@ -300,7 +331,7 @@ cdef class Network:
         self.block = NULL
 
     def __init__(self, int hidden, int qa, int qb, int scale, feature_weights: Any, feature_bias: Any,
-                 output_weights: Any, output_biases: Any) -> None:
+                 output_weights: Any, output_biases: Any, int feature_set=0) -> None:
         global next_serial
         cdef const int16_t[::1] fw
         cdef const int16_t[::1] fb
@@ -318,6 +349,8 @@ cdef class Network:
         if not (1 <= qa <= NNUE_MAX_QA and 1 <= qb <= NNUE_MAX_QB and 1 <= scale <= NNUE_MAX_SCALE):
             raise ValueError(f"qa must be 1..{NNUE_MAX_QA}, qb 1..{NNUE_MAX_QB} and scale 1..{NNUE_MAX_SCALE}; "
                              f"got qa {qa}, qb {qb}, scale {scale}")
+        if not 0 <= feature_set < NNUE_FEATURE_SETS:
+            raise ValueError(f"feature_set must be 0..{NNUE_FEATURE_SETS - 1}, not {feature_set}")
         biases = [int(value) for value in output_biases]
         buckets = len(biases)
         if not 1 <= buckets <= NNUE_MAX_OUTPUT_BUCKETS:
@@ -356,6 +389,7 @@ cdef class Network:
         self.weights.qb = qb
         self.weights.scale = scale
         self.weights.buckets = buckets
+        self.weights.feature_set = feature_set
         for j in range(buckets):
             self.weights.output_bias[j] = biases[j]
         self.weights.output_chunk = <int>chunk
@@ -390,6 +424,11 @@ cdef class Network:
         return self.weights.buckets
 
     @property
+    def feature_set(self) -> int:
+        """0: plain inputs; 1: a perspective's inputs mirrored left-right while its king is on files e-h."""
+        return self.weights.feature_set
+
+    @property
     def output_biases(self) -> tuple[int, ...]:
         return tuple(self.weights.output_bias[j] for j in range(self.weights.buckets))
 
@@ -400,4 +439,5 @@ cdef class Network:
 
     def __repr__(self) -> str:
         return f"Network(hidden={self.weights.hidden}, qa={self.weights.qa}, qb={self.weights.qb}, " \
-               f"scale={self.weights.scale}, buckets={self.weights.buckets})"
+               f"scale={self.weights.scale}, buckets={self.weights.buckets}, " \
+               f"feature_set={self.weights.feature_set})"

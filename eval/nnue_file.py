@@ -2,12 +2,13 @@
 
 The net is a perspective network: 768 sparse inputs seen from each side, a hidden layer of N units
 per side (one shared weight matrix), SCReLU, and one output, from the output layer of the
-position's bucket: B output layers (1..8), chosen by the number of pieces on the board.
+position's bucket: B output layers (1..8), chosen by the number of pieces on the board.  A net's
+feature set says whether each perspective's inputs are also mirrored left-right by its king's wing.
 ``read_net`` and ``write_net`` are the only code that reads or writes the file; the trainer
 (``python -m tools.nnue_train``) writes it, the engine's C inference reads it.  Pure standard
 library: the playing engine needs no numpy.
 
-File layout, version 2 (every number little-endian)::
+File layout, version 2 (every number little-endian; version 3 below)::
 
     offset  size  field
     0       4     magic b"KNUE"
@@ -27,10 +28,12 @@ File layout, version 2 (every number little-endian)::
                   int32 output_bias[B]
                   u32   zlib.crc32 of every byte before it
 
-Version 1, the format of the first nets (``kestrel-1`` to ``kestrel-4``), is version 2 with one
+Version 1, the format of the first nets (``kestrel-1`` to ``kestrel-5``), is version 2 with one
 bucket and no bucket field: the description length sits at offset 32 and the description at 36.
-Both are read; a net with one bucket is written as version 1, byte for byte as before, so older
-engines load it too.
+Version 3 is version 2 with a u32 feature set at offset 36 (0 plain, 1 mirrored by the king's wing;
+below), the description length at 40 and the description at 44.  All three are read; a net is
+written in the oldest version that holds it (a plain net with one bucket as version 1, byte for
+byte as before, a plain net with buckets as version 2), so older engines load what they can play.
 
 Output buckets.  A position with p pieces (kings included, 2..32) uses bucket
 ``(p - 2) * B // 31`` (p above 32 the last, below 2 the first): with B = 8, bucket (p - 2) // 4.
@@ -44,6 +47,11 @@ The code's one definition of the inputs and of the sizes and bounds a net may ha
 ``eval/nnue_architecture.pxd`` (the engine and the trainer's kernels compile against it); this
 module reads them from its Python face, ``eval.nnue_architecture``, which also gives a position's
 active features.
+
+Feature set 1, king mirroring: a perspective whose own king stands on files e-h (after Black's
+vertical flip, which keeps files) mirrors every one of its inputs left-right, ``f ^ 7`` (the low
+three bits of an input are its square's file).  Each perspective decides by its own king, so a
+position and its left-right mirror image have the same inputs and the same score.
 
 Integer inference (what the tests' reference, ``tests/nnue_reference.py``, computes, and what the
 C code must equal exactly):
@@ -96,6 +104,8 @@ from pathlib import Path
 
 from eval.input_files import open_regular_file, read_exactly
 from eval.nnue_architecture import (
+    FEATURE_SETS,
+    FEATURES_PLAIN,
     HIDDEN_MAX,
     HIDDEN_MIN,
     HIDDEN_STEP,
@@ -107,8 +117,9 @@ from eval.nnue_architecture import (
 )
 
 MAGIC = b"KNUE"
-VERSION = 2             # the version this module writes for a net with several output buckets
 VERSION_ONE_BUCKET = 1  # the first nets' version: one output bucket, no bucket field
+VERSION_BUCKETS = 2     # a plain net with several output buckets: the bucket count added
+VERSION = 3             # any net: the bucket count and the feature set
 ACTIVATION_SCRELU = 1
 QA = 255
 QB = 64          # the output scale of weights at the clip; the trainer picks a finer one per net
@@ -119,11 +130,13 @@ DESCRIPTION_MAX = 1 << 16
 # The trainer keeps float weights within this, so the int16 accumulators cannot overflow.
 WEIGHT_CLIP = 1.98
 
-# The fields both versions share (magic .. scale), then each version's tail: version 1 the
-# description length, version 2 the bucket count and the description length.
+# The fields every version shares (magic .. scale), then each version's tail: version 1 the
+# description length, version 2 the bucket count and the description length, version 3 the bucket
+# count, the feature set and the description length.
 _HEADER = struct.Struct("<4sIIIIiii")
 _TAIL_V1 = struct.Struct("<I")
 _TAIL_V2 = struct.Struct("<II")
+_TAIL_V3 = struct.Struct("<III")
 _INT32 = struct.Struct("<i")
 _UINT32 = struct.Struct("<I")
 
@@ -141,6 +154,7 @@ class NetParameters:
     feature_bias: array[int]        # 'h', hidden
     output_weights: array[int]      # 'h', buckets * 2 * hidden: per bucket the side to move's half, then the other's
     output_biases: tuple[int, ...]  # int32, one per output bucket
+    feature_set: int = FEATURES_PLAIN   # FEATURES_KING_MIRRORED: inputs mirrored by each side's king
 
     @property
     def buckets(self) -> int:
@@ -185,8 +199,15 @@ def check_buckets(buckets: int) -> None:
         raise ValueError(f"{buckets} output buckets are not supported: a net has 1..{OUTPUT_BUCKETS_MAX}")
 
 
+def check_feature_set(feature_set: int) -> None:
+    """ValueError unless the file format defines `feature_set`."""
+    if not 0 <= feature_set < FEATURE_SETS:
+        raise ValueError(f"feature set {feature_set} is not defined: 0 (plain) .. {FEATURE_SETS - 1}")
+
+
 def _validate(params: NetParameters) -> None:
     check_hidden(params.hidden)
+    check_feature_set(params.feature_set)
     if not isinstance(params.output_biases, tuple):
         raise ValueError("output_biases must be a tuple of ints, one per output bucket")
     check_buckets(params.buckets)
@@ -207,14 +228,17 @@ def _validate(params: NetParameters) -> None:
 
 
 def net_bytes(params: NetParameters) -> bytes:
-    """The whole file of `params`, checksum included (ValueError if `params` is inconsistent):
-    version 1 for a net with one output bucket, version 2 otherwise."""
+    """The whole file of `params`, checksum included (ValueError if `params` is inconsistent), in
+    the oldest version that holds it: 1 for a plain net with one output bucket, 2 for a plain net
+    with several, 3 for a king-mirrored net."""
     _validate(params)
     description = params.description.encode("utf-8")
-    if params.buckets == 1:
+    if params.feature_set != FEATURES_PLAIN:
+        version, tail = VERSION, _TAIL_V3.pack(params.buckets, params.feature_set, len(description))
+    elif params.buckets == 1:
         version, tail = VERSION_ONE_BUCKET, _TAIL_V1.pack(len(description))
     else:
-        version, tail = VERSION, _TAIL_V2.pack(params.buckets, len(description))
+        version, tail = VERSION_BUCKETS, _TAIL_V2.pack(params.buckets, len(description))
     body = b"".join((
         _HEADER.pack(MAGIC, version, INPUTS, params.hidden, ACTIVATION_SCRELU, params.qa, params.qb, params.scale),
         tail,
@@ -233,7 +257,7 @@ def write_net(path: str | Path, params: NetParameters) -> None:
     Path(path).write_bytes(data)
 
 
-HEADER_MAX = _HEADER.size + _TAIL_V2.size   # the longer header, version 2's
+HEADER_MAX = _HEADER.size + _TAIL_V3.size   # the longest header, version 3's
 
 
 @dataclass(frozen=True)
@@ -245,8 +269,9 @@ class _Header:
     qb: int
     scale: int
     buckets: int
+    feature_set: int
     description_length: int
-    size: int            # the header's bytes: 36 in version 1, 40 in version 2
+    size: int            # the header's bytes: 36 in version 1, 40 in version 2, 44 in version 3
 
     @property
     def file_size(self) -> int:
@@ -257,7 +282,7 @@ class _Header:
 
 def read_net(source: str | Path | bytes | bytearray | memoryview) -> NetParameters:
     """A net from a file path or from the file's bytes; ValueError naming the problem if it is not a
-    valid version-1 or version-2 net, OSError if the file cannot be opened.
+    valid net of version 1, 2 or 3, OSError if the file cannot be opened.
 
     A path must name a regular file (``eval/input_files.py``).  Its header is read and checked
     first; then exactly the bytes it declares are read, and only if the file's size is that: no
@@ -296,23 +321,29 @@ def _check_header(head: bytes, size: int, where: str) -> _Header:
         raise ValueError(f"{where}truncated: {size} bytes, shorter than the {_HEADER.size + _TAIL_V1.size}-byte "
                          f"header")
     _, version, inputs, hidden, activation, qa, qb, scale = _HEADER.unpack_from(head, 0)
-    if version not in (VERSION_ONE_BUCKET, VERSION):
+    if version not in (VERSION_ONE_BUCKET, VERSION_BUCKETS, VERSION):
         raise ValueError(f"{where}unsupported version {version} (this reader knows versions "
-                         f"{VERSION_ONE_BUCKET} and {VERSION})")
+                         f"{VERSION_ONE_BUCKET} to {VERSION})")
+    feature_set = FEATURES_PLAIN
     if version == VERSION_ONE_BUCKET:
         buckets, header_size = 1, _HEADER.size + _TAIL_V1.size
         (length,) = _TAIL_V1.unpack_from(head, _HEADER.size)
     else:
-        header_size = HEADER_MAX
+        tail = _TAIL_V2 if version == VERSION_BUCKETS else _TAIL_V3
+        header_size = _HEADER.size + tail.size
         if size < header_size:
             raise ValueError(f"{where}truncated: {size} bytes, shorter than the {header_size}-byte header")
-        buckets, length = _TAIL_V2.unpack_from(head, _HEADER.size)
+        if version == VERSION_BUCKETS:
+            buckets, length = _TAIL_V2.unpack_from(head, _HEADER.size)
+        else:
+            buckets, feature_set, length = _TAIL_V3.unpack_from(head, _HEADER.size)
     if inputs != INPUTS:
         raise ValueError(f"{where}wrong input count {inputs}, expected {INPUTS}")
     try:
         check_hidden(hidden)
         check_constants(qa, qb, scale)
         check_buckets(buckets)
+        check_feature_set(feature_set)
     except ValueError as error:
         raise ValueError(f"{where}{error}") from None
     if activation != ACTIVATION_SCRELU:
@@ -320,7 +351,7 @@ def _check_header(head: bytes, size: int, where: str) -> _Header:
     if length > DESCRIPTION_MAX:
         raise ValueError(f"{where}the header declares a description of {length} bytes, more than the "
                          f"{DESCRIPTION_MAX} allowed: the file is damaged")
-    header = _Header(hidden, qa, qb, scale, buckets, length, header_size)
+    header = _Header(hidden, qa, qb, scale, buckets, feature_set, length, header_size)
     expected = header.file_size
     if size < expected:
         raise ValueError(f"{where}truncated: {size} bytes, expected {expected} for hidden size {hidden} "
@@ -353,4 +384,4 @@ def _parse(data: bytes, header: _Header, where: str) -> NetParameters:
     offset += buckets * 4 * hidden
     output_biases = tuple(_INT32.unpack_from(data, offset + 4 * k)[0] for k in range(buckets))
     return NetParameters(hidden, header.qa, header.qb, header.scale, description, feature_weights, feature_bias,
-                         output_weights, output_biases)
+                         output_weights, output_biases, header.feature_set)

@@ -32,12 +32,14 @@ def constant_net_file(path: Path, centipawns: int = 1235) -> Path:
     return path
 
 
-def random_parameters(hidden: int = 256, seed: int = 1, output_range: int = 12, buckets: int = 1) -> dict[str, Any]:
+def random_parameters(hidden: int = 256, seed: int = 1, output_range: int = 12, buckets: int = 1,
+                      feature_set: int = 0) -> dict[str, Any]:
     """``Network(**random_parameters(...))``: seeded random weights of a trained net's magnitudes.
 
     Accumulators spread over about -250..400, so both clamps of the activation bite; output weights
     are drawn from -output_range..output_range (above 128 the network takes the 64-bit output path),
-    for each of `buckets` output layers (the first drawn as a one-bucket net's).
+    for each of `buckets` output layers (the first drawn as a one-bucket net's), the inputs
+    those of `feature_set`.
     """
     rng = random.Random(seed)
 
@@ -50,7 +52,7 @@ def random_parameters(hidden: int = 256, seed: int = 1, output_range: int = 12, 
 
     output_weights = output_layer()
     parameters = {
-        "hidden": hidden, "qa": QA, "qb": QB, "scale": SCALE,
+        "hidden": hidden, "qa": QA, "qb": QB, "scale": SCALE, "feature_set": feature_set,
         "feature_weights": array("h", [max(-INT16_MAX, min(INT16_MAX, round(rng.gauss(0.0, 24.0))))
                                        for _ in range(INPUTS * hidden)]),
         "feature_bias": array("h", [rng.randint(-64, 192) for _ in range(hidden)]),

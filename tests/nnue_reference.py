@@ -12,15 +12,22 @@ import chess
 from eval.nnue_file import NetParameters
 
 
-def reference_features(board: chess.Board) -> tuple[list[int], list[int]]:
+def reference_features(board: chess.Board, feature_set: int = 0) -> tuple[list[int], list[int]]:
     """The active inputs of White's and of Black's perspective: a piece of colour c, type t on
-    square s is ``(0 if c == p else 384) + 64 t + (s if p == 0 else s ^ 56)`` for perspective p."""
+    square s is ``(0 if c == p else 384) + 64 t + (s if p == 0 else s ^ 56)`` for perspective p, its
+    square's file mirrored (h for a, g for b ...) in feature set 1 when p's own king is on files e-h."""
     features: tuple[list[int], list[int]] = ([], [])
+    mirrored = []
+    for colour in (chess.WHITE, chess.BLACK):
+        king = board.king(colour)
+        mirrored.append(feature_set == 1 and king is not None and chess.square_file(king) >= 4)
     for square, piece in board.piece_map().items():
         colour = 0 if piece.color == chess.WHITE else 1
         for perspective in (0, 1):
-            features[perspective].append((0 if colour == perspective else 384) + 64 * (piece.piece_type - 1)
-                                         + (square if perspective == 0 else square ^ 56))
+            seen = chess.square_mirror(square) if perspective == 1 else square
+            if mirrored[perspective]:
+                seen = chess.square(7 - chess.square_file(seen), chess.square_rank(seen))
+            features[perspective].append((0 if colour == perspective else 384) + 64 * (piece.piece_type - 1) + seen)
     return features
 
 
@@ -39,7 +46,7 @@ def reference_accumulators(params: NetParameters, board: chess.Board) -> list[li
     int16_t arithmetic does."""
     hidden = params.hidden
     result = []
-    for features in reference_features(board):
+    for features in reference_features(board, params.feature_set):
         sums = list(params.feature_bias)
         for feature in features:
             row = params.feature_weights[feature * hidden:(feature + 1) * hidden]

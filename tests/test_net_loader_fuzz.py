@@ -26,17 +26,22 @@ from eval.networks import network_of
 from eval.nnue_architecture import INPUTS, QA_MAX, QB_MAX, SCALE_MAX
 from eval.nnue_file import DESCRIPTION_MAX, NetParameters, net_bytes, read_net
 
-# The two versions' headers (eval/nnue_file.py): version 2 adds the output bucket count.
+# The versions' headers (eval/nnue_file.py): version 2 adds the output bucket count, version 3 the
+# feature set.
 HEADERS = {1: (struct.Struct("<4sIIIIiiiI"),
                ("magic", "version", "inputs", "hidden", "activation", "qa", "qb", "scale", "length")),
            2: (struct.Struct("<4sIIIIiiiII"),
-               ("magic", "version", "inputs", "hidden", "activation", "qa", "qb", "scale", "buckets", "length"))}
-BUCKETS = [1, 8]       # a version-1 net and a version-2 one
+               ("magic", "version", "inputs", "hidden", "activation", "qa", "qb", "scale", "buckets", "length")),
+           3: (struct.Struct("<4sIIIIiiiIII"),
+               ("magic", "version", "inputs", "hidden", "activation", "qa", "qb", "scale", "buckets", "feature_set",
+                "length"))}
+# (output buckets, feature set): a version-1 net, a version-2 one and a version-3 one.
+KINDS = [(1, 0), (8, 0), (1, 1)]
 # A hung reader fails the test instead of hanging the run; far above the milliseconds a refusal takes.
 HANG_BOUND_S = 20.0
 
 
-def small_net(seed: int = 1, buckets: int = 1) -> bytes:
+def small_net(seed: int = 1, buckets: int = 1, feature_set: int = 0) -> bytes:
     rng = random.Random(seed)
     hidden = 16
     return net_bytes(NetParameters(
@@ -44,7 +49,7 @@ def small_net(seed: int = 1, buckets: int = 1) -> bytes:
         feature_weights=array("h", (rng.randint(-300, 300) for _ in range(INPUTS * hidden))),
         feature_bias=array("h", (rng.randint(-100, 100) for _ in range(hidden))),
         output_weights=array("h", (rng.randint(-120, 120) for _ in range(buckets * 2 * hidden))),
-        output_biases=tuple(rng.randint(-9999, 9999) for _ in range(buckets))))
+        output_biases=tuple(rng.randint(-9999, 9999) for _ in range(buckets)), feature_set=feature_set))
 
 
 def header_of(data: bytes) -> tuple[struct.Struct, tuple[str, ...]]:
@@ -101,9 +106,9 @@ def test_random_bytes_are_refused(tmp_path: Path) -> None:
             assert isinstance(outcome(source), ValueError), (trial, data[:40])
 
 
-@pytest.mark.parametrize("buckets", BUCKETS)
-def test_every_truncation_and_every_extension_is_refused(tmp_path: Path, buckets: int) -> None:
-    good = small_net(buckets=buckets)
+@pytest.mark.parametrize(("buckets", "feature_set"), KINDS)
+def test_every_truncation_and_every_extension_is_refused(tmp_path: Path, buckets: int, feature_set: int) -> None:
+    good = small_net(buckets=buckets, feature_set=feature_set)
     header = header_of(good)[0]
     path = tmp_path / "cut.nnue"
     rng = random.Random(2)
@@ -119,10 +124,10 @@ def test_every_truncation_and_every_extension_is_refused(tmp_path: Path, buckets
         assert f"{extra} trailing bytes" in str(outcome(path))
 
 
-@pytest.mark.parametrize("buckets", BUCKETS)
-def test_every_single_bit_flip_is_refused(buckets: int) -> None:
+@pytest.mark.parametrize(("buckets", "feature_set"), KINDS)
+def test_every_single_bit_flip_is_refused(buckets: int, feature_set: int) -> None:
     """CRC-32 catches every one-bit error; a flip in the header is caught by its own check first."""
-    good = small_net(buckets=buckets)
+    good = small_net(buckets=buckets, feature_set=feature_set)
     rng = random.Random(3)
     positions = [*range(header_of(good)[0].size * 8 + 64), *rng.sample(range(len(good) * 8), 2000),
                  len(good) * 8 - 1]
@@ -132,11 +137,11 @@ def test_every_single_bit_flip_is_refused(buckets: int) -> None:
         assert isinstance(outcome(bytes(damaged)), ValueError), bit
 
 
-@pytest.mark.parametrize("buckets", BUCKETS)
-def test_what_read_net_accepts_the_engine_accepts(buckets: int) -> None:
+@pytest.mark.parametrize(("buckets", "feature_set"), KINDS)
+def test_what_read_net_accepts_the_engine_accepts(buckets: int, feature_set: int) -> None:
     """Header constants at and past each bound of the C `Network`, with the checksum made right: the
     reader refuses exactly what the engine would, so a net it returns always loads."""
-    good = small_net(buckets=buckets)
+    good = small_net(buckets=buckets, feature_set=feature_set)
     names = header_of(good)[1]
     interesting = (-2**31, -1, 0, 1, 255, 32767, 32768, SCALE_MAX, SCALE_MAX + 1, 2**31 - 1)
     accepted = 0
@@ -162,11 +167,11 @@ def test_what_read_net_accepts_the_engine_accepts(buckets: int) -> None:
     assert accepted > 10
 
 
-@pytest.mark.parametrize("buckets", BUCKETS)
+@pytest.mark.parametrize(("buckets", "feature_set"), KINDS)
 def test_a_huge_declared_or_real_size_is_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-                                                  buckets: int) -> None:
+                                                  buckets: int, feature_set: int) -> None:
     """A 1 GB file (sparse: no disk used) is refused after its header (the reader takes the longer
-    header's 40 bytes at once), whatever it holds."""
+    header's 44 bytes at once), whatever it holds."""
     read: list[int] = []
 
     def counting(file: Any, count: int) -> bytes:
@@ -175,7 +180,7 @@ def test_a_huge_declared_or_real_size_is_not_read(tmp_path: Path, monkeypatch: p
         return data
 
     monkeypatch.setattr(nnue_file, "read_exactly", counting)
-    good = small_net(buckets=buckets)
+    good = small_net(buckets=buckets, feature_set=feature_set)
     size = header_of(good)[0].size
     cases = {
         "wrong-magic": (b"\x7fELF" + bytes(32), "bad magic"),
@@ -185,6 +190,8 @@ def test_a_huge_declared_or_real_size_is_not_read(tmp_path: Path, monkeypatch: p
     }
     if buckets > 1:
         cases["buckets-2^31"] = (with_fields(good, buckets=2**31)[:size], "output buckets")
+    if feature_set:
+        cases["feature-set-2^31"] = (with_fields(good, feature_set=2**31)[:size], "feature set")
     for name, (head, reason) in cases.items():
         path = tmp_path / f"{name}.nnue"
         with path.open("wb") as file:

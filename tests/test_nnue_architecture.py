@@ -55,16 +55,18 @@ def test_the_engine_accepts_the_constants_up_to_the_architectures_bounds(name: s
         Network(**{**network_arguments(16), name: 0})
 
 
-def test_a_positions_active_features_are_the_specs() -> None:
+@pytest.mark.parametrize("feature_set", [arch.FEATURES_PLAIN, arch.FEATURES_KING_MIRRORED])
+def test_a_positions_active_features_are_the_specs(feature_set: int) -> None:
     for board in random_boards(40, seed=5, max_plies=120):
-        white, black, stm = arch.active_features(Position(board.fen()))
-        expected_white, expected_black = reference_features(board)
+        white, black, stm = arch.active_features(Position(board.fen()), feature_set)
+        expected_white, expected_black = reference_features(board, feature_set)
         assert sorted(white) == sorted(expected_white) and sorted(black) == sorted(expected_black)
         assert stm == (0 if board.turn == chess.WHITE else 1)
         assert len(white) <= arch.MAX_ACTIVE and all(0 <= f < arch.INPUTS for f in white + black)
 
 
-def test_the_trainers_kernels_decode_the_same_features() -> None:
+@pytest.mark.parametrize("feature_set", [arch.FEATURES_PLAIN, arch.FEATURES_KING_MIRRORED])
+def test_the_trainers_kernels_decode_the_same_features(feature_set: int) -> None:
     boards = random_boards(30, seed=9, max_plies=120)
     records = np.frombuffer(b"".join(pack(board.fen(), 0, 1) for board in boards), dtype=np.uint8)
     records = records.reshape(len(boards), RECORD_SIZE)
@@ -72,9 +74,9 @@ def test_the_trainers_kernels_decode_the_same_features() -> None:
     black = np.zeros_like(white)
     counts = np.zeros(len(boards), dtype=np.int32)
     stm = np.zeros(len(boards), dtype=np.int32)
-    nnue_kernels.decode(records, white, black, counts, stm)
+    nnue_kernels.decode(records, white, black, counts, stm, feature_set)
     for i, board in enumerate(boards):
-        engine_white, engine_black, engine_stm = arch.active_features(Position(board.fen()))
+        engine_white, engine_black, engine_stm = arch.active_features(Position(board.fen()), feature_set)
         assert sorted(white[i, :counts[i]]) == sorted(engine_white)
         assert sorted(black[i, :counts[i]]) == sorted(engine_black)
         assert stm[i] == engine_stm

@@ -8,10 +8,18 @@ import zlib
 from array import array
 from pathlib import Path
 
+import chess
 import pytest
 from nnue_reference import evaluate_reference
 
-from eval.nnue_architecture import INPUTS, active_features, feature_index
+from eval.nnue_architecture import (
+    FEATURES_KING_MIRRORED,
+    FEATURES_PLAIN,
+    INPUTS,
+    active_features,
+    feature_index,
+    file_flip,
+)
 from eval.nnue_file import (
     QA,
     QB,
@@ -34,7 +42,8 @@ FENS = [
 ]
 
 
-def random_net(hidden: int = 32, seed: int = 7, description: str = "test net", buckets: int = 1) -> NetParameters:
+def random_net(hidden: int = 32, seed: int = 7, description: str = "test net", buckets: int = 1,
+               feature_set: int = 0) -> NetParameters:
     """Weights in the range a trained net has (|W| <= 505 = 1.98 * QA), biases that keep units alive."""
     rng = random.Random(seed)
     return NetParameters(
@@ -42,7 +51,7 @@ def random_net(hidden: int = 32, seed: int = 7, description: str = "test net", b
         feature_weights=array("h", (rng.randint(-120, 120) for _ in range(INPUTS * hidden))),
         feature_bias=array("h", (rng.randint(0, 200) for _ in range(hidden))),
         output_weights=array("h", (rng.randint(-126, 126) for _ in range(buckets * 2 * hidden))),
-        output_biases=tuple(rng.randint(-5000, 5000) for _ in range(buckets)))
+        output_biases=tuple(rng.randint(-5000, 5000) for _ in range(buckets)), feature_set=feature_set)
 
 
 def mirror_fen(fen: str) -> str:
@@ -175,8 +184,8 @@ def test_bad_magic_and_other_files_are_refused() -> None:
 
 def test_unsupported_header_values_are_refused() -> None:
     data = net_bytes(random_net())
-    with pytest.raises(ValueError, match="unsupported version 3"):
-        read_net(with_header(data, version=3))
+    with pytest.raises(ValueError, match="unsupported version 4"):
+        read_net(with_header(data, version=4))
     with pytest.raises(ValueError, match="unsupported version 0"):
         read_net(with_header(data, version=0))
     with pytest.raises(ValueError):
@@ -207,6 +216,64 @@ def test_write_refuses_inconsistent_parameters(tmp_path: Path) -> None:
                                    "output_weights": array("h", [0] * (9 * 64))}))
     with pytest.raises(ValueError, match="tuple"):
         net_bytes(NetParameters(**{**net.__dict__, "output_biases": [0]}))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("buckets", [1, 3])
+def test_the_version_3_layout_is_the_documented_one(tmp_path: Path, buckets: int) -> None:
+    """A king-mirrored net: version 3, the feature set between the bucket count and the description
+    length; the body as version 2's.  A plain net is never written as version 3."""
+    net = random_net(hidden=16, description="abc", buckets=buckets, feature_set=FEATURES_KING_MIRRORED)
+    data = net_bytes(net)
+    assert struct.unpack_from("<4sIIIIiiiIII", data) == (b"KNUE", 3, 768, 16, 1, 255, 64, 400, buckets, 1, 3)
+    assert data[44:47] == b"abc"
+    plain = net_bytes(NetParameters(**{**net.__dict__, "feature_set": FEATURES_PLAIN}))
+    assert struct.unpack_from("<I", plain, 4)[0] == (1 if buckets == 1 else 2)
+    header_size = 36 if buckets == 1 else 40
+    assert data[47:-4] == plain[header_size + 3:-4]          # the same body
+    assert read_net(data) == net and read_net(data).feature_set == FEATURES_KING_MIRRORED
+    write_net(tmp_path / "v3.nnue", net)
+    assert read_net(tmp_path / "v3.nnue") == net
+    for feature_set in (2, 2**31):
+        header = bytearray(data)
+        struct.pack_into("<I", header, 36, feature_set)
+        body = bytes(header[:-4])
+        with pytest.raises(ValueError, match=f"feature set {feature_set} is not defined"):
+            read_net(body + struct.pack("<I", zlib.crc32(body)))
+    with pytest.raises(ValueError, match="feature set 2 is not defined"):
+        net_bytes(NetParameters(**{**net.__dict__, "feature_set": 2}))
+
+
+def test_king_mirrored_features() -> None:
+    """Each perspective mirrors its inputs by its own king's wing: here White's king is on g1 (files
+    e-h) and Black's on c8 (files a-d), so only White's view is mirrored."""
+    position = Position("2k5/8/8/8/8/8/1P6/6K1 w - - 0 1")
+    white, black, _ = active_features(position, FEATURES_KING_MIRRORED)
+    plain_white, plain_black, _ = active_features(position)
+    assert black == plain_black
+    assert white == [feature ^ 7 for feature in plain_white]
+    # White's own pawn on b2 (9) is seen on g2 (14), its own king on g1 (6) on b1 (1).
+    assert sorted(white) == sorted([14, 64 * 5 + 1, 384 + 64 * 5 + 61])
+    assert file_flip(FEATURES_KING_MIRRORED, 4) == 7 and file_flip(FEATURES_KING_MIRRORED, 3) == 0
+    assert file_flip(FEATURES_PLAIN, 7) == 0
+    with pytest.raises(ValueError):
+        active_features(position, 2)
+
+
+def test_a_left_right_mirrored_position_has_the_same_king_mirrored_inputs() -> None:
+    """Without castling rights a position and its mirror image are the same to a king-mirrored net
+    (and not to a plain one, so the equality says something)."""
+    mirrored, plain = random_net(feature_set=FEATURES_KING_MIRRORED), random_net()
+    plain_differs = 0
+    for fen in FENS:
+        board = chess.Board(fen)
+        board.castling_rights = chess.BB_EMPTY
+        flipped = board.transform(chess.flip_horizontal)
+        ours = active_features(Position(board.fen()), FEATURES_KING_MIRRORED)
+        theirs = active_features(Position(flipped.fen()), FEATURES_KING_MIRRORED)
+        assert [sorted(ours[0]), sorted(ours[1]), ours[2]] == [sorted(theirs[0]), sorted(theirs[1]), theirs[2]]
+        assert evaluate_reference(mirrored, board) == evaluate_reference(mirrored, flipped), fen
+        plain_differs += evaluate_reference(plain, board) != evaluate_reference(plain, flipped)
+    assert plain_differs >= len(FENS) - 1
 
 
 def test_feature_indices() -> None:

@@ -83,6 +83,8 @@ def test_network_checks_its_shapes_and_constants(params: dict[str, Any]) -> None
         Network(**{**params, "output_biases": (0, 0)})       # two buckets need twice the weights
     with pytest.raises(ValueError, match="int32"):
         Network(**{**params, "output_biases": (2**31,)})
+    with pytest.raises(ValueError, match="feature_set"):
+        Network(**{**params, "feature_set": 2})
     net = Network(**params)
     assert (net.hidden, net.qa, net.qb, net.scale, net.buckets) == (64, 255, 64, 400, 1)
     assert net.output_chunk == 64       # small output weights: the 16-bit path
@@ -210,16 +212,21 @@ CHESS960_CASTLES = [
 ]
 
 
+@pytest.mark.parametrize("feature_set", [0, 1])
 @pytest.mark.parametrize("fen, move, changes", CHESS960_CASTLES)
 def test_chess960_castling_records_only_pieces_that_move(net: Network, fen: str, move: str,
-                                                         changes: list[tuple[int, int, int]]) -> None:
+                                                         changes: list[tuple[int, int, int]], feature_set: int) -> None:
+    """With a king-mirrored net, a castling whose king lands on the other wing (e1-c1 here) refreshes."""
+    if feature_set:
+        net = Network(**random_parameters(hidden=32, seed=45, feature_set=1))
     walk = IncrementalNnue(net, Position(fen, chess960=True))
     walk.evaluate()
     walk.push(move)
     assert sorted(walk.last_move_changes()) == sorted(changes)
     assert walk.evaluate() == walk.refreshed()[0]
     assert walk.accumulators() == walk.refreshed()[1]
-    assert walk.updates == 1 and walk.refreshes == 1
+    crosses = any(piece % 6 == 5 and ((start & 7) >= 4) != ((end & 7) >= 4) for piece, start, end in changes)
+    assert (walk.updates, walk.refreshes) == ((0, 2) if feature_set and crosses else (1, 1))
 
 
 # ---------------------------------------------------------------- incremental against afresh
@@ -244,6 +251,19 @@ def move_kind(board: chess.Board, move: chess.Move) -> str:
     if move.promotion:
         return "capture-promotion" if board.is_capture(move) else "promotion"
     return "capture" if board.is_capture(move) else "quiet"
+
+
+def changes_wing(board: chess.Board, move: chess.Move) -> bool:
+    """Whether `move` takes a king between files a-d and e-h (a step between d and e, castling to
+    the other wing)."""
+    if board.piece_type_at(move.from_square) != chess.KING:
+        return False
+    if board.is_castling(move):          # python-chess writes castling as king-takes-rook in Chess960
+        rook_file = chess.square_file(move.to_square)
+        to_file = 2 if rook_file < chess.square_file(move.from_square) else 6
+    else:
+        to_file = chess.square_file(move.to_square)
+    return (chess.square_file(move.from_square) >= 4) != (to_file >= 4)
 
 
 def walk_and_compare(net: Network, fen: str, chess960: bool, seed: int, plies: int,
@@ -273,6 +293,8 @@ def walk_and_compare(net: Network, fen: str, chess960: bool, seed: int, plies: i
             move = rng.choice(special if special and rng.random() < 0.8 else moves)
             kind = move_kind(board, move)
             kinds[kind] = kinds.get(kind, 0) + 1
+            if changes_wing(board, move):
+                kinds["king changes wing"] = kinds.get("king changes wing", 0) + 1
             walk.push(board.uci(move))
             board.push(move)
         assert walk.fen().split()[:2] == board.fen().split()[:2]
@@ -295,6 +317,56 @@ def test_incremental_accumulators_equal_a_refresh(net: Network) -> None:
             seen[kind] = seen.get(kind, 0) + count
     for kind in ("quiet", "capture", "castling", "en passant", "promotion", "capture-promotion", "null"):
         assert seen.get(kind, 0) > 0, (kind, seen)
+
+
+def test_king_mirrored_accumulators_follow_a_king_across_the_board() -> None:
+    """A king-mirrored net: every walk equals a full computation and the spec, through kings that
+    change wing (castling queenside, steps between files d and e) and all the other kinds of move."""
+    p = random_parameters(hidden=32, seed=41, feature_set=1)
+    net = Network(**p)
+    assert net.feature_set == 1
+    seen: dict[str, int] = {}
+    for seed, (fen, chess960) in enumerate([(START, False), (KIWIPETE, False), (PROMOTIONS, False),
+                                            (EN_PASSANT, False), (CHESS960, True)]):
+        for kind, count in walk_and_compare(net, fen, chess960, 50 + seed, plies=200, reference=p).items():
+            seen[kind] = seen.get(kind, 0) + count
+    for kind in ("quiet", "capture", "castling", "promotion", "null", "king changes wing"):
+        assert seen.get(kind, 0) > 0, (kind, seen)
+
+
+def test_a_king_that_changes_wing_refreshes_only_a_mirrored_net() -> None:
+    """The incremental step is kept for every move but a king's to the other wing, and only in a
+    net that mirrors by the king."""
+    for feature_set, refreshes in ((0, 1), (1, 2)):
+        net = Network(**random_parameters(hidden=16, feature_set=feature_set))
+        walk = IncrementalNnue(net, Position("4k3/8/8/8/8/8/8/4K3 w - - 0 1"))
+        walk.evaluate()
+        walk.push("e1f1")                # stays on files e-h
+        walk.evaluate()
+        walk.push("e8d8")                # Black's king changes wing
+        walk.evaluate()
+        assert (walk.refreshes, walk.updates) == (refreshes, 3 - refreshes), feature_set
+        assert walk.accumulators() == walk.refreshed()[1]
+
+
+def test_c_evaluation_of_a_king_mirrored_net_equals_the_reference() -> None:
+    p = random_parameters(hidden=32, seed=43, feature_set=1)
+    net = Network(**p)
+    for board in random_boards(40, seed=43):
+        assert nnue_evaluate(net, position_of(board)) == reference_evaluate(p, board), board.fen()
+
+
+def test_a_left_right_mirrored_position_evaluates_the_same_with_a_king_mirrored_net() -> None:
+    mirrored_net = Network(**random_parameters(hidden=32, seed=44, feature_set=1))
+    plain_net = Network(**random_parameters(hidden=32, seed=44))
+    plain_differs = 0
+    boards = [board for board in random_boards(30, seed=44) if not board.chess960]
+    for board in boards:
+        board.castling_rights = chess.BB_EMPTY
+        flipped = board.transform(chess.flip_horizontal)
+        assert nnue_evaluate(mirrored_net, position_of(board)) == nnue_evaluate(mirrored_net, position_of(flipped))
+        plain_differs += nnue_evaluate(plain_net, position_of(board)) != nnue_evaluate(plain_net, position_of(flipped))
+    assert plain_differs > len(boards) // 2
 
 
 def test_the_walk_matches_the_reference_at_256(params: dict[str, Any]) -> None:

@@ -43,12 +43,12 @@ def records(data_file: Path) -> Any:
     return np.ascontiguousarray(Records.load([data_file]).gather(np.arange(POSITIONS)))
 
 
-def random_net(hidden: int, seed: int, dtype: Any = np.float32, buckets: int = 1) -> FloatNet:
+def random_net(hidden: int, seed: int, dtype: Any = np.float32, buckets: int = 1, feature_set: int = 0) -> FloatNet:
     rng = np.random.default_rng(seed)
     return FloatNet(W=rng.normal(0.0, 0.15, (768, hidden)).astype(dtype),
                     bias=rng.uniform(0.0, 0.6, hidden).astype(dtype),
                     w_out=rng.normal(0.0, 0.5, buckets * 2 * hidden).astype(dtype),
-                    b_out=(0.1 + rng.normal(0.0, 0.05, buckets)).astype(dtype))
+                    b_out=(0.1 + rng.normal(0.0, 0.05, buckets)).astype(dtype), feature_set=feature_set)
 
 
 def sigmoid(x: float) -> float:
@@ -64,20 +64,26 @@ def val_losses(output: str) -> list[float]:
     return [float(value) for value in re.findall(r"val loss (\d+\.\d+)", output)]
 
 
-def test_decode_gives_the_features_of_the_fen(records: Any) -> None:
+@pytest.mark.parametrize("feature_set", [0, 1])
+def test_decode_gives_the_features_of_the_fen(records: Any, feature_set: int) -> None:
     n = 200
     white = np.zeros((n, 32), dtype=np.int32)
     black = np.zeros((n, 32), dtype=np.int32)
     counts = np.zeros(n, dtype=np.int32)
     stm = np.zeros(n, dtype=np.int32)
-    nnue_kernels.decode(records[:n], white, black, counts, stm)
+    nnue_kernels.decode(records[:n], white, black, counts, stm, feature_set)
+    mirrored = 0
     for i in range(n):
         board = chess.Board(unpack(records[i].tobytes()).fen)
-        expected_white, expected_black = reference_features(board)
+        expected_white, expected_black = reference_features(board, feature_set)
+        mirrored += expected_white != reference_features(board)[0]
         assert sorted(white[i, :counts[i]]) == sorted(expected_white)
         assert sorted(black[i, :counts[i]]) == sorted(expected_black)
         assert stm[i] == (0 if board.turn == chess.WHITE else 1)
     assert set(stm[:n]) == {0, 1}
+    assert (mirrored > n // 4) == (feature_set == 1)     # most White kings stand on files e-h
+    with pytest.raises(ValueError, match="feature_set"):
+        nnue_kernels.decode(records[:n], white, black, counts, stm, 2)
 
 
 def test_a_bad_piece_code_is_refused() -> None:
@@ -90,13 +96,14 @@ def test_a_bad_piece_code_is_refused() -> None:
                              net.w_out, net.b_out, 0.75, 1 / 400, out, out.copy())
 
 
-@pytest.mark.parametrize("buckets", [1, 8])
-def test_the_sparse_forward_equals_a_dense_numpy_forward(records: Any, buckets: int) -> None:
-    net = random_net(32, 2, buckets=buckets)
+@pytest.mark.parametrize(("buckets", "feature_set"), [(1, 0), (8, 0), (1, 1)])
+def test_the_sparse_forward_equals_a_dense_numpy_forward(records: Any, buckets: int, feature_set: int) -> None:
+    net = random_net(32, 2, buckets=buckets, feature_set=feature_set)
     n = 256
     out = np.zeros(n, dtype=np.float32)
     target = np.zeros(n, dtype=np.float32)
-    nnue_kernels.forward(records[:n], net.W, net.bias, net.w_out, net.b_out, 0.75, 1 / 400, out, target)
+    nnue_kernels.forward(records[:n], net.W, net.bias, net.w_out, net.b_out, 0.75, 1 / 400, out, target,
+                         feature_set)
     # The dense forward: one-hot inputs times W, over the FEN that the record decodes to.
     for i in range(n):
         record = unpack(records[i].tobytes())
@@ -109,25 +116,25 @@ def test_the_sparse_forward_equals_a_dense_numpy_forward(records: Any, buckets: 
 def loss_and_gradient(net: FloatNet, batch: Any) -> tuple[float, dict[str, Any]]:
     grads = {name: np.zeros_like(value) for name, value in net.arrays().items()}
     loss = nnue_kernels.train_batch(batch, net.W, net.bias, net.w_out, net.b_out, 0.75, 1 / 400, 1.0,
-                                    grads["W"], grads["bias"], grads["w_out"], grads["b_out"])
+                                    grads["W"], grads["bias"], grads["w_out"], grads["b_out"], net.feature_set)
     return loss, grads
 
 
-@pytest.mark.parametrize("buckets", [1, 8])
-def test_the_backward_pass_matches_finite_differences(records: Any, buckets: int) -> None:
+@pytest.mark.parametrize(("buckets", "feature_set"), [(1, 0), (8, 0), (1, 1)])
+def test_the_backward_pass_matches_finite_differences(records: Any, buckets: int, feature_set: int) -> None:
     """Central differences in float64 on a tiny net, for parameters of every kind (active rows of W included),
     over 150 positions: more than one of the kernel's 64-position chunks, the last one partial.  With
     output buckets, every bucket's bias and weights of the buckets in use; a bucket no position uses
     gets no gradient."""
     n = 150
-    net = random_net(16, 4, dtype=np.float64, buckets=buckets)
+    net = random_net(16, 4, dtype=np.float64, buckets=buckets, feature_set=feature_set)
     batch = records[:n]
     _, grads = loss_and_gradient(net, batch)
     white = np.zeros((n, 32), dtype=np.int32)
     black = np.zeros((n, 32), dtype=np.int32)
     counts = np.zeros(n, dtype=np.int32)
     stm = np.zeros(n, dtype=np.int32)
-    nnue_kernels.decode(batch, white, black, counts, stm)
+    nnue_kernels.decode(batch, white, black, counts, stm, feature_set)
     used = sorted({output_bucket(int(count), buckets) for count in counts})
     assert buckets == 1 or len(used) >= 3                 # the positions spread over several buckets
     rng = np.random.default_rng(0)
@@ -264,6 +271,45 @@ def test_a_net_with_output_buckets_trains_and_plays_as_its_float_model(data_file
     assert main([str(data_file), "--output-buckets", "4", "--epochs", "5", "--out", str(tmp_path / "c.nnue"),
                  "--resume", str(tmp_path / "b.nnue.checkpoints" / "epoch-0004.npz")]) == 2
     assert "differs from the checkpoint's 8" in capsys.readouterr().err
+
+
+def test_a_king_mirrored_net_trains_and_plays_as_its_float_model(data_file: Path, tmp_path: Path,
+                                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    """--king-mirror: a version-3 file; the engine's C inference equals the spec's on it and stays
+    near the float model; its checkpoint resumes mirrored; a plain net cannot start a mirrored run."""
+    from eval.networks import load_network
+    from eval.nnue_api import nnue_evaluate
+    from search.board.position import Position
+    out = tmp_path / "m.nnue"
+    output = run_trainer(str(data_file), "--hidden", "32", "--king-mirror", "--epochs", "3", "--batch", "256",
+                         "--lr", "0.005", "--warmup-steps", "10", "--val-fraction", "0.2", "--threads", "2",
+                         "--out", str(out), capsys=capsys)
+    assert "king-mirrored inputs" in output
+    losses = val_losses(output)
+    assert losses[-1] < 0.9 * losses[0], output
+    assert out.read_bytes()[4] == 3                                     # version 3
+    params = read_net(out)
+    checkpoint = tmp_path / "m.nnue.checkpoints" / "epoch-0003.npz"
+    float_net = load_checkpoint(checkpoint)[0]
+    assert params.feature_set == float_net.feature_set == 1
+    network, _ = load_network(out)
+    assert network.feature_set == 1
+    data = data_file.read_bytes()
+    errors = []
+    for i in range(0, len(data), RECORD_SIZE * 30):
+        fen = unpack(data[i:i + RECORD_SIZE]).fen
+        score = nnue_evaluate(network, Position(fen))
+        assert score == evaluate_reference(params, fen), fen
+        errors.append(abs(score - float_output(float_net, fen) * SCALE))
+    assert np.mean(errors) <= 3 and max(errors) <= 12
+    resumed = tmp_path / "r.nnue"
+    run_trainer(str(data_file), "--epochs", "4", "--batch", "256", "--val-fraction", "0.2", "--resume", str(checkpoint),
+                "--out", str(resumed), capsys=capsys)
+    assert read_net(resumed).feature_set == 1
+    plain = tmp_path / "plain.nnue"
+    run_trainer(str(data_file), "--hidden", "32", "--epochs", "0", "--out", str(plain), capsys=capsys)
+    assert main([str(data_file), "--init", str(plain), "--king-mirror", "--out", str(tmp_path / "x.nnue")]) == 2
+    assert "needs a king-mirrored net" in capsys.readouterr().err
 
 
 def test_init_starts_from_a_net_file_and_copies_its_layer_to_each_bucket(data_file: Path, tmp_path: Path,

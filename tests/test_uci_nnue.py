@@ -75,6 +75,36 @@ def test_an_eval_file_is_used_and_use_nnue_false_turns_it_off(engine: UciProcess
     assert depth_one_score(engine) != -CONSTANT_CP
 
 
+def fen_score(engine: UciProcess, fen: str, depth: int = 1) -> int:
+    """The last cp score of `go depth DEPTH` from `fen`."""
+    engine.send(f"position fen {fen}", f"go depth {depth}")
+    lines = engine.read_until(lambda line: line.startswith("bestmove"))
+    scores = [int(m.group(1)) for line in lines if (m := re.search(r" score cp (-?\d+)", line))]
+    assert scores, lines
+    return scores[-1]
+
+
+def test_a_king_mirrored_net_loads_and_searches_a_mirror_image_alike(engine: UciProcess, tmp_path: Path) -> None:
+    """A version-3 net (king mirroring) is named as such, and a search scores a position and its
+    left-right mirror image the same with it (a plain net of the same weights does not)."""
+    fens = ["r4rk1/pp3ppp/2n1b3/3p4/3P4/2NB1N2/PP3PPP/R4RK1 w - - 0 1",
+            "2r3k1/5pp1/p3p2p/1p1b4/3P4/P1R2N2/1P3PPP/6K1 b - - 0 1"]
+    mirrored = [fen.replace(fen.split()[0], "/".join(rank[::-1] for rank in fen.split()[0].split("/"))) for fen in fens]
+    p = random_parameters(hidden=64, seed=3, feature_set=1)
+    for feature_set in (1, 0):
+        net = tmp_path / f"net{feature_set}.nnue"
+        write_net(net, NetParameters(description="test: mirrored", **{**p, "feature_set": feature_set}))
+        engine.send(f"setoption name EvalFile value {net}")
+        loaded = info_strings(engine.ready())
+        same = [fen_score(engine, fen) == fen_score(engine, image) for fen, image in zip(fens, mirrored, strict=True)]
+        if feature_set:
+            assert loaded == [f"EvalFile '{net}' loaded: 64 hidden units, king-mirrored inputs"]
+            assert all(same)
+        else:
+            assert loaded == [f"EvalFile '{net}' loaded: 64 hidden units"]
+            assert not all(same)
+
+
 def test_a_net_with_output_buckets_scores_by_piece_count(engine: UciProcess, tmp_path: Path) -> None:
     """A version-2 net with 8 output buckets that says 100 cp times (bucket + 1) for the side to move:
     the engine loads it, names its buckets, and searches with the layer of each position's piece count."""

@@ -7,8 +7,8 @@ records of its slice of the batch and writes only its own output and gradient bu
 trainer splits a batch across Python threads (each call releases the GIL) and sums the per-thread
 gradients afterwards: no OpenMP, so the same code builds with MSVC and on macOS.
 
-The model is that of ``eval/nnue_file.py``, its inputs and output buckets those of
-``eval/nnue_architecture.pxd`` (the header the engine's inference compiles against too): ``w_out`` is
+The model is that of ``eval/nnue_file.py``, its inputs (with the net's feature set) and output
+buckets those of ``eval/nnue_architecture.pxd`` (the header the engine's inference compiles against too): ``w_out`` is
 buckets x 2 x hidden and ``b_out`` one bias per bucket, the bucket chosen by the record's piece count.
 The records are those of ``tools/nnue_data.py``.
 Every kernel takes the parameters in float32 or float64 (the same type for all of them): the trainer
@@ -20,7 +20,8 @@ from libc.stdint cimport int32_t, uint8_t, uint64_t
 from libc.stdlib cimport free, malloc
 from libc.string cimport memcpy, memset
 from eval.nnue_architecture cimport (
-    NNUE_INPUTS, NNUE_MAX_ACTIVE, NNUE_MAX_OUTPUT_BUCKETS, nnue_feature_index, nnue_output_bucket,
+    NNUE_INPUTS, NNUE_MAX_ACTIVE, NNUE_MAX_OUTPUT_BUCKETS, NNUE_FEATURE_SETS, nnue_feature_index, nnue_file_flip,
+    nnue_output_bucket,
 )
 
 from tools.nnue_data import RECORD_SIZE
@@ -42,11 +43,16 @@ cdef enum:
     CHUNK = 64
 
 
-cdef int decode_record(const uint8_t* record, int32_t* white, int32_t* black, int* stm) noexcept nogil:
-    """Both perspectives' active features of one record; their count, or -1 for a bad piece code."""
+cdef int decode_record(const uint8_t* record, int32_t* white, int32_t* black, int* stm,
+                       int feature_set) noexcept nogil:
+    """Both perspectives' active features of one record in a net of `feature_set`; their count,
+    or -1 for a bad piece code."""
     cdef uint64_t occupied = 0
-    cdef int k, square, code, colour, piece_type
+    cdef int k, square, code, colour, piece_type, white_flip, black_flip
     cdef int count = 0
+    cdef int kings[2]
+    kings[0] = 0
+    kings[1] = 0
     # Byte by byte: the record is little-endian whatever the host is.
     for k in range(8):
         occupied |= (<uint64_t>record[k]) << (8 * k)
@@ -60,8 +66,17 @@ cdef int decode_record(const uint8_t* record, int32_t* white, int32_t* black, in
         piece_type = code - 6 * colour
         white[count] = nnue_feature_index(0, colour, piece_type, square)
         black[count] = nnue_feature_index(1, colour, piece_type, square)
+        if piece_type == 5:
+            kings[colour] = square
         count += 1
     stm[0] = (record[27] >> 7) & 1
+    # Each perspective mirrors by its own king, known once every piece is read.
+    white_flip = nnue_file_flip(feature_set, kings[0])
+    black_flip = nnue_file_flip(feature_set, kings[1])
+    if white_flip or black_flip:
+        for k in range(count):
+            white[k] ^= white_flip
+            black[k] ^= black_flip
     return count
 
 
@@ -123,10 +138,12 @@ cdef inline void accumulate(const int32_t* features, int count, const real* W, c
 
 
 def decode(const uint8_t[:, ::1] records, int32_t[:, ::1] white, int32_t[:, ::1] black,
-           int32_t[::1] counts, int32_t[::1] stm) -> None:
-    """Each record's active features (White's and Black's perspective, `counts` of them) and side to move."""
+           int32_t[::1] counts, int32_t[::1] stm, int feature_set=0) -> None:
+    """Each record's active features (White's and Black's perspective, `counts` of them) in a net
+    of `feature_set`, and its side to move."""
     cdef Py_ssize_t n = records.shape[0], i
     cdef int bad = 0, side = 0
+    check_feature_set(feature_set)
     if records.shape[1] != RECORD_SIZE:
         raise ValueError(f"records must have {RECORD_SIZE} bytes each, not {records.shape[1]}")
     if white.shape[0] < n or black.shape[0] < n or counts.shape[0] < n or stm.shape[0] < n \
@@ -134,12 +151,17 @@ def decode(const uint8_t[:, ::1] records, int32_t[:, ::1] white, int32_t[:, ::1]
         raise ValueError("output buffers too small")
     with nogil:
         for i in range(n):
-            counts[i] = decode_record(&records[i, 0], &white[i, 0], &black[i, 0], &side)
+            counts[i] = decode_record(&records[i, 0], &white[i, 0], &black[i, 0], &side, feature_set)
             stm[i] = side
             if counts[i] < 0:
                 bad += 1
     if bad:
         raise ValueError(f"{bad} records hold a bad piece code")
+
+
+cdef void check_feature_set(int feature_set) except *:
+    if not 0 <= feature_set < NNUE_FEATURE_SETS:
+        raise ValueError(f"feature_set must be 0..{NNUE_FEATURE_SETS - 1}, not {feature_set}")
 
 
 cdef void check_shapes(Py_ssize_t records_width, Py_ssize_t w_rows, Py_ssize_t hidden, Py_ssize_t bias_size,
@@ -154,8 +176,9 @@ cdef void check_shapes(Py_ssize_t records_width, Py_ssize_t w_rows, Py_ssize_t h
 
 
 def forward(const uint8_t[:, ::1] records, real[:, ::1] W, real[::1] bias, real[::1] w_out, real[::1] b_out,
-            double lam, double inv_scale, real[::1] out, real[::1] target) -> None:
-    """The float model's output (in units of `scale`) and the training target of every record."""
+            double lam, double inv_scale, real[::1] out, real[::1] target, int feature_set=0) -> None:
+    """The float model's output (in units of `scale`) and the training target of every record, the
+    inputs those of `feature_set`."""
     cdef Py_ssize_t n = records.shape[0], hidden = W.shape[1], i, buckets = b_out.shape[0]
     cdef int32_t white[MAX_FEATURES]
     cdef int32_t black[MAX_FEATURES]
@@ -165,6 +188,7 @@ def forward(const uint8_t[:, ::1] records, real[:, ::1] W, real[::1] bias, real[
     cdef real* acc_us
     cdef real* acc_them
     check_shapes(records.shape[1], W.shape[0], hidden, bias.shape[0], w_out.shape[0], buckets)
+    check_feature_set(feature_set)
     if out.shape[0] < n or target.shape[0] < n:
         raise ValueError("output buffers too small")
     acc_us = <real*>malloc(2 * hidden * sizeof(real))
@@ -174,7 +198,7 @@ def forward(const uint8_t[:, ::1] records, real[:, ::1] W, real[::1] bias, real[
     try:
         with nogil:
             for i in range(n):
-                count = decode_record(&records[i, 0], white, black, &stm)
+                count = decode_record(&records[i, 0], white, black, &stm, feature_set)
                 if count < 0:
                     bad += 1
                     out[i] = 0
@@ -196,9 +220,11 @@ def forward(const uint8_t[:, ::1] records, real[:, ::1] W, real[::1] bias, real[
 
 def train_batch(const uint8_t[:, ::1] records, real[:, ::1] W, real[::1] bias, real[::1] w_out, real[::1] b_out,
                 double lam, double inv_scale, double grad_scale,
-                real[:, ::1] grad_W, real[::1] grad_bias, real[::1] grad_w_out, real[::1] grad_b_out) -> float:
-    """Forward and backward over `records`: ADDS grad_scale times the gradient of the summed squared error
-    (sigmoid(out) - target)^2 to the grad_* buffers; returns the summed squared error.
+                real[:, ::1] grad_W, real[::1] grad_bias, real[::1] grad_w_out, real[::1] grad_b_out,
+                int feature_set=0) -> float:
+    """Forward and backward over `records` (the inputs those of `feature_set`): ADDS grad_scale times
+    the gradient of the summed squared error (sigmoid(out) - target)^2 to the grad_* buffers;
+    returns the summed squared error.
 
     grad_W is the memory-bound part: every active feature of every position adds a row.  So the
     accumulator gradients of CHUNK positions are kept (2 * CHUNK rows, in cache), their (feature, row)
@@ -224,6 +250,7 @@ def train_batch(const uint8_t[:, ::1] records, real[:, ::1] W, real[::1] bias, r
     cdef int32_t* pair_row
     cdef int32_t* sorted_rows
     check_shapes(records.shape[1], W.shape[0], hidden, bias.shape[0], w_out.shape[0], buckets)
+    check_feature_set(feature_set)
     if grad_W.shape[0] != INPUTS or grad_W.shape[1] != hidden or grad_bias.shape[0] != hidden \
             or grad_w_out.shape[0] != w_out.shape[0] or grad_b_out.shape[0] != buckets:
         raise ValueError("gradient buffers do not match the parameters")
@@ -241,7 +268,7 @@ def train_batch(const uint8_t[:, ::1] records, real[:, ::1] W, real[::1] bias, r
     try:
         with nogil:
             for i in range(n):
-                count = decode_record(&records[i, 0], white, black, &stm)
+                count = decode_record(&records[i, 0], white, black, &stm, feature_set)
                 if count < 0:
                     bad += 1
                 else:

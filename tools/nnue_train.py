@@ -4,7 +4,8 @@
 ``tools/nnue_data.py`` (one or more files, memory-mapped) and trains the float model of
 ``eval/nnue_file.py``: 768 inputs per perspective into ``--hidden`` units (one shared matrix),
 SCReLU, one output ``out`` in units of ``--scale`` centipawns from the output layer of the
-position's bucket (``--output-buckets``, by piece count).  The loss is in win-probability
+position's bucket (``--output-buckets``, by piece count); ``--king-mirror`` mirrors each
+perspective's inputs left-right while its own king is on files e-h.  The loss is in win-probability
 space: the mean squared error between ``sigmoid(out)`` (= sigmoid(cp / scale)) and the target
 ``lambda * sigmoid(score / scale) + (1 - lambda) * result / 2``.
 
@@ -44,8 +45,27 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeAlias
 
-from eval.nnue_architecture import INPUTS, OUTPUT_BUCKETS_MAX, QB_MAX, SCALE_MAX, active_features, output_bucket
-from eval.nnue_file import QA, SCALE, WEIGHT_CLIP, NetParameters, check_buckets, check_hidden, read_net, write_net
+from eval.nnue_architecture import (
+    FEATURES_KING_MIRRORED,
+    FEATURES_PLAIN,
+    INPUTS,
+    OUTPUT_BUCKETS_MAX,
+    QB_MAX,
+    SCALE_MAX,
+    active_features,
+    output_bucket,
+)
+from eval.nnue_file import (
+    QA,
+    SCALE,
+    WEIGHT_CLIP,
+    NetParameters,
+    check_buckets,
+    check_feature_set,
+    check_hidden,
+    read_net,
+    write_net,
+)
 from search.board.position import Position
 from tools import nnue_kernels
 from tools.arguments import (
@@ -90,12 +110,13 @@ VALIDATION_CHUNK = 65536
 @dataclass
 class FloatNet:
     """The float parameters: W (768, N), bias (N), w_out (B * 2N: per output bucket the side to move's
-    half first), b_out (B)."""
+    half first), b_out (B); and the feature set its inputs follow (eval/nnue_architecture.pxd)."""
 
     W: Array
     bias: Array
     w_out: Array
     b_out: Array
+    feature_set: int = FEATURES_PLAIN
 
     @property
     def hidden(self) -> int:
@@ -109,14 +130,15 @@ class FloatNet:
         return {name: getattr(self, name) for name in PARAMETER_NAMES}
 
     @classmethod
-    def initial(cls, hidden: int, rng: np.random.Generator, dtype: Any = "float32", buckets: int = 1) -> FloatNet:
+    def initial(cls, hidden: int, rng: np.random.Generator, dtype: Any = "float32", buckets: int = 1,
+                feature_set: int = FEATURES_PLAIN) -> FloatNet:
         """Small random weights; a positive bias keeps most units inside the clamp's slope at first.
         Every output bucket starts from the same weights (a one-bucket net's draw, so adding buckets
         changes nothing else), and they part as each learns its own positions."""
         W = rng.normal(0.0, 0.05, (INPUTS, hidden)).astype(dtype)
         w_out = rng.normal(0.0, 1.0 / math.sqrt(2 * hidden), 2 * hidden).astype(dtype)
         return cls(W=W, bias=np.full(hidden, 0.25, dtype=dtype), w_out=np.tile(w_out, buckets),
-                   b_out=np.zeros(buckets, dtype=dtype))
+                   b_out=np.zeros(buckets, dtype=dtype), feature_set=feature_set)
 
     def clip(self) -> None:
         for name in ("W", "bias", "w_out"):
@@ -155,7 +177,8 @@ def quantise(net: FloatNet, scale: int = SCALE, description: str = "", qb: int |
     return NetParameters(hidden=net.hidden, qa=QA, qb=qb, scale=scale, description=description,
                          feature_weights=int16(net.W.reshape(-1), QA), feature_bias=int16(net.bias, QA),
                          output_weights=int16(net.w_out, qb),
-                         output_biases=tuple(int(np.rint(float(bias) * QA * qb)) for bias in net.b_out))
+                         output_biases=tuple(int(np.rint(float(bias) * QA * qb)) for bias in net.b_out),
+                         feature_set=net.feature_set)
 
 
 def dequantise(params: NetParameters, buckets: int | None = None, dtype: Any = "float64") -> FloatNet:
@@ -174,13 +197,14 @@ def dequantise(params: NetParameters, buckets: int | None = None, dtype: Any = "
     return FloatNet(W=scaled(params.feature_weights, params.qa).reshape(INPUTS, -1),
                     bias=scaled(params.feature_bias, params.qa),
                     w_out=np.tile(scaled(params.output_weights, params.qb), copies),
-                    b_out=np.tile(scaled(params.output_biases, params.qa * params.qb), copies))
+                    b_out=np.tile(scaled(params.output_biases, params.qa * params.qb), copies),
+                    feature_set=params.feature_set)
 
 
 def float_output(net: FloatNet, fen: str) -> float:
     """The float model's output (units of scale) for one FEN, computed densely in numpy: the reference
     the kernels are tested against."""
-    white, black, stm = active_features(Position(fen))
+    white, black, stm = active_features(Position(fen), net.feature_set)
     x = np.zeros((2, INPUTS))
     x[0, white] = 1.0
     x[1, black] = 1.0
@@ -313,7 +337,7 @@ class Trainer:
                 value.fill(0)
             return float(nnue_kernels.train_batch(
                 records[part], net.W, net.bias, net.w_out, net.b_out, self.lam, self.inv_scale,
-                grad_scale, grads["W"], grads["bias"], grads["w_out"], grads["b_out"]))
+                grad_scale, grads["W"], grads["bias"], grads["w_out"], grads["b_out"], net.feature_set))
 
         parts = self._slices(len(records))
         if self.pool is None:
@@ -342,7 +366,7 @@ class Trainer:
 
         def work(part: slice) -> None:
             nnue_kernels.forward(records[part], net.W, net.bias, net.w_out, net.b_out, self.lam,
-                                 self.inv_scale, out[part], target[part])
+                                 self.inv_scale, out[part], target[part], net.feature_set)
 
         if self.pool is None:
             work(slice(0, len(records)))
@@ -368,7 +392,8 @@ def save_checkpoint(path: Path, trainer: Trainer, epoch: int, config: dict[str, 
         arrays[f"adam_v_{name}"] = trainer.optimizer.v[name]
     arrays["adam_steps"] = np.array(trainer.optimizer.steps)
     arrays["epoch"] = np.array(epoch)
-    arrays["config"] = np.array(json.dumps({**config, "format": CHECKPOINT_FORMAT}))
+    arrays["config"] = np.array(json.dumps({**config, "format": CHECKPOINT_FORMAT,
+                                            "feature_set": trainer.net.feature_set}))
     path.parent.mkdir(parents=True, exist_ok=True)
     temporary = path.with_name(path.name + ".tmp")
     with open(temporary, "wb") as handle:
@@ -385,10 +410,12 @@ def load_checkpoint(path: Path) -> tuple[FloatNet, dict[str, Array], dict[str, A
             if not isinstance(config, dict) or config.get("format") != CHECKPOINT_FORMAT:
                 found = config.get("format") if isinstance(config, dict) else None
                 raise ValueError(f"format {found}, this trainer writes {CHECKPOINT_FORMAT}")
-            net = FloatNet(*(np.array(data[name], dtype=np.float32) for name in PARAMETER_NAMES))
+            net = FloatNet(**{name: np.array(data[name], dtype=np.float32) for name in PARAMETER_NAMES},
+                           feature_set=int(config.get("feature_set", FEATURES_PLAIN)))
             m = {name: np.array(data[f"adam_m_{name}"], dtype=np.float32) for name in PARAMETER_NAMES}
             v = {name: np.array(data[f"adam_v_{name}"], dtype=np.float32) for name in PARAMETER_NAMES}
             steps, epoch = int(data["adam_steps"]), int(data["epoch"])
+        check_feature_set(net.feature_set)
     except (OSError, KeyError, ValueError, TypeError, zipfile.BadZipFile) as error:
         raise ValueError(f"{path}: not a checkpoint of this trainer ({error})") from None
     hidden = net.W.shape[1] if net.W.ndim == 2 else 0
@@ -470,6 +497,10 @@ def build_parser() -> ToolParser:
     parser.add_argument("--hidden", type=hidden_size, default=None, help="hidden units per perspective (default 256)")
     parser.add_argument("--output-buckets", type=bucket_count, default=None,
                         help=f"output layers chosen by piece count, 1..{OUTPUT_BUCKETS_MAX} (default 1)")
+    parser.add_argument("--king-mirror", action="store_true",
+                        help="mirror a perspective's inputs left-right while its king is on files e-h (feature "
+                             "set 1; a position and its mirror image then train the same inputs, so merge "
+                             "the data without --mirror)")
     parser.add_argument("--epochs", type=non_negative_int, default=10)
     parser.add_argument("--batch", type=positive_int, default=16384)
     parser.add_argument("--lr", type=finite_float(0.0, 1.0, low_open=True), default=1e-3, help="peak learning rate")
@@ -565,16 +596,23 @@ def start_state(args: argparse.Namespace) -> StartState:
         params = read_net(args.init)
         if args.hidden is not None and args.hidden != params.hidden:
             raise ValueError(f"--hidden {args.hidden} differs from {args.init}'s {params.hidden}; leave --hidden out")
+        if args.king_mirror and params.feature_set != FEATURES_KING_MIRRORED:
+            # A plain net's weights for a king on files e-h would be read as if mirrored.
+            raise ValueError(f"--king-mirror needs a king-mirrored net to start from; {args.init} is plain")
         return StartState(dequantise(params, args.output_buckets, "float32"), None, 0)
     if args.resume is None:
         return StartState(FloatNet.initial(args.hidden or 256, np.random.default_rng([args.seed, 0]),
-                                           buckets=args.output_buckets or 1), None, 0)
+                                           buckets=args.output_buckets or 1,
+                                           feature_set=FEATURES_KING_MIRRORED if args.king_mirror else FEATURES_PLAIN),
+                          None, 0)
     net, m, v, adam_steps, start_epoch, saved = load_checkpoint(args.resume)
     if args.hidden is not None and args.hidden != net.hidden:
         raise ValueError(f"--hidden {args.hidden} differs from the checkpoint's {net.hidden}; leave --hidden out")
     if args.output_buckets is not None and args.output_buckets != net.buckets:
         raise ValueError(f"--output-buckets {args.output_buckets} differs from the checkpoint's {net.buckets}; "
                          f"leave --output-buckets out")
+    if args.king_mirror and net.feature_set != FEATURES_KING_MIRRORED:
+        raise ValueError("--king-mirror differs from the checkpoint's plain inputs; leave --king-mirror out")
     check_hidden(net.hidden)
     if saved.get("seed") != args.seed:
         # The seed draws the validation positions: another one would train on some of them.
@@ -616,6 +654,7 @@ def train(argv: Sequence[str]) -> int:
     config = {"hidden": net.hidden, "buckets": net.buckets, "command": command, "seed": args.seed}
     print(f"{len(train_idx):,} training positions, {len(val_idx):,} validation; hidden {net.hidden}, "
           f"{net.buckets} output bucket{'s' if net.buckets > 1 else ''}, "
+          f"{'king-mirrored' if net.feature_set == FEATURES_KING_MIRRORED else 'plain'} inputs, "
           f"batch {args.batch}, {steps_per_epoch} steps per epoch, {args.threads} threads", flush=True)
     speeds: list[float] = []
     val_loss = float("nan")

@@ -100,7 +100,8 @@ class EvaluationChoice:
                     "the built-in net takes its place"]
         self.custom, self.custom_path = network, value
         buckets = f", {params.buckets} output buckets" if params.buckets > 1 else ""
-        return [f"EvalFile {shown(value, 200)} loaded: {params.hidden} hidden units{buckets}"]
+        mirrored = ", king-mirrored inputs" if params.feature_set else ""
+        return [f"EvalFile {shown(value, 200)} loaded: {params.hidden} hidden units{buckets}{mirrored}"]
 
     def network(self, use_nnue: bool) -> tuple[Network | None, list[str]]:
         """The net to search with (None: the weighted evaluation) and any lines to print."""
