@@ -239,13 +239,28 @@ def test_the_quantised_net_matches_the_float_model(data_file: Path, tmp_path: Pa
     assert np.mean(np.abs(scores)) > 50            # a net that says something, not a constant near 0
 
 
+def assert_plays_as_spec_and_float_model(path: Path, float_net: FloatNet, data_file: Path) -> Any:
+    """The engine's C inference on the net written to `path` equals the spec's on every 30th position of
+    `data_file`, and stays near the float model it was quantised from; returns the loaded network."""
+    from eval.networks import load_network
+    from eval.nnue_api import nnue_evaluate
+    from search.board.position import Position
+    network, params = load_network(path)
+    data = data_file.read_bytes()
+    errors = []
+    for i in range(0, len(data), RECORD_SIZE * 30):
+        fen = unpack(data[i:i + RECORD_SIZE]).fen
+        score = nnue_evaluate(network, Position(fen))
+        assert score == evaluate_reference(params, fen), fen
+        errors.append(abs(score - float_output(float_net, fen) * SCALE))
+    assert np.mean(errors) <= 3 and max(errors) <= 12
+    return network
+
+
 def test_a_net_with_output_buckets_trains_and_plays_as_its_float_model(data_file: Path, tmp_path: Path,
                                                                        capsys: pytest.CaptureFixture[str]) -> None:
     """--output-buckets 8: a version-2 file whose buckets learnt apart; the engine's C inference equals
     the spec's on it and stays near the float model; a resume with another bucket count is refused."""
-    from eval.networks import load_network
-    from eval.nnue_api import nnue_evaluate
-    from search.board.position import Position
     out = tmp_path / "b.nnue"
     output = run_trainer(str(data_file), "--hidden", "32", "--output-buckets", "8", "--epochs", "4", "--batch", "256",
                          "--lr", "0.005", "--warmup-steps", "10", "--val-fraction", "0.2", "--threads", "2",
@@ -259,15 +274,7 @@ def test_a_net_with_output_buckets_trains_and_plays_as_its_float_model(data_file
     assert params.buckets == float_net.buckets == 8
     layers = np.array(params.output_weights).reshape(8, -1)
     assert len({layer.tobytes() for layer in layers}) > 4               # the buckets in use learnt apart
-    network, _ = load_network(out)
-    data = data_file.read_bytes()
-    fens = [unpack(data[i:i + RECORD_SIZE]).fen for i in range(0, len(data), RECORD_SIZE * 30)]
-    errors = []
-    for fen in fens:
-        score = nnue_evaluate(network, Position(fen))
-        assert score == evaluate_reference(params, fen), fen
-        errors.append(abs(score - float_output(float_net, fen) * SCALE))
-    assert np.mean(errors) <= 3 and max(errors) <= 12
+    assert_plays_as_spec_and_float_model(out, float_net, data_file)
     assert main([str(data_file), "--output-buckets", "4", "--epochs", "5", "--out", str(tmp_path / "c.nnue"),
                  "--resume", str(tmp_path / "b.nnue.checkpoints" / "epoch-0004.npz")]) == 2
     assert "differs from the checkpoint's 8" in capsys.readouterr().err
@@ -277,9 +284,6 @@ def test_a_king_mirrored_net_trains_and_plays_as_its_float_model(data_file: Path
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
     """--king-mirror: a version-3 file; the engine's C inference equals the spec's on it and stays
     near the float model; its checkpoint resumes mirrored; a plain net cannot start a mirrored run."""
-    from eval.networks import load_network
-    from eval.nnue_api import nnue_evaluate
-    from search.board.position import Position
     out = tmp_path / "m.nnue"
     output = run_trainer(str(data_file), "--hidden", "32", "--king-mirror", "--epochs", "3", "--batch", "256",
                          "--lr", "0.005", "--warmup-steps", "10", "--val-fraction", "0.2", "--threads", "2",
@@ -292,16 +296,7 @@ def test_a_king_mirrored_net_trains_and_plays_as_its_float_model(data_file: Path
     checkpoint = tmp_path / "m.nnue.checkpoints" / "epoch-0003.npz"
     float_net = load_checkpoint(checkpoint)[0]
     assert params.feature_set == float_net.feature_set == 1
-    network, _ = load_network(out)
-    assert network.feature_set == 1
-    data = data_file.read_bytes()
-    errors = []
-    for i in range(0, len(data), RECORD_SIZE * 30):
-        fen = unpack(data[i:i + RECORD_SIZE]).fen
-        score = nnue_evaluate(network, Position(fen))
-        assert score == evaluate_reference(params, fen), fen
-        errors.append(abs(score - float_output(float_net, fen) * SCALE))
-    assert np.mean(errors) <= 3 and max(errors) <= 12
+    assert assert_plays_as_spec_and_float_model(out, float_net, data_file).feature_set == 1
     resumed = tmp_path / "r.nnue"
     run_trainer(str(data_file), "--epochs", "4", "--batch", "256", "--val-fraction", "0.2", "--resume", str(checkpoint),
                 "--out", str(resumed), capsys=capsys)
