@@ -17,8 +17,9 @@ from conftest import random_boards
 import eval as kestrel_eval
 from eval import bench_evaluate, breakdown, evaluate
 from eval.bench_kernels import bench_after_moves, bench_net_from_scratch
-from eval.networks import builtin_network
+from eval.networks import NETS_FOLDER, builtin_network, builtin_path, load_network
 from eval.nnue_api import nnue_evaluate
+from eval.nnue_file import read_net
 from eval.weights import WEIGHTS, default_weights, weight_names
 from search.board import Position
 
@@ -268,26 +269,49 @@ def test_breakdown_total_is_evaluate_and_c_path_agrees(boards: list[chess.Board]
     assert bench_evaluate(positions, 3) == 3 * sum(evaluate(p) for p in positions)
 
 
-def test_the_bench_kernels_evaluate_each_position_and_each_child(boards: list[chess.Board]) -> None:
+def king_changes_wing(board: chess.Board, move: chess.Move) -> bool:
+    """Whether `move` takes the mover's king between files a-d and e-h (castling included): a
+    king-mirrored net sees that side's every input change, so it computes the child afresh."""
+    child = board.copy()
+    child.push(move)
+    before, after = board.king(board.turn), child.king(board.turn)
+    assert before is not None and after is not None
+    return (chess.square_file(before) < 4) != (chess.square_file(after) < 4)
+
+
+@pytest.mark.parametrize("net_name", ["built-in", "kestrel-5.nnue"])
+def test_the_bench_kernels_evaluate_each_position_and_each_child(boards: list[chess.Board],
+                                                                 net_name: str) -> None:
     """eval.bench's loops score each position and the position after each of its legal moves, with
-    the weighted evaluation or the built-in net, as the Python faces score them; the net's children
-    come from their parent's accumulators (a refresh at most per position and round)."""
+    the weighted evaluation or a net (the built-in one, king-mirrored, and the plain kestrel-5), as
+    the Python faces score them; the net's children come from their parent's accumulators: a
+    refresh at most per position and round, plus one per round for each child whose king changed
+    wing when the net mirrors."""
     parents = [board for board in boards[::12] if not board.is_game_over()]
     everything = []
+    crossings = 0
     for board in parents:
         everything.append(Position(board.fen()))
         for move in board.legal_moves:
+            crossings += king_changes_wing(board, move)
             child = board.copy()
             child.push(move)
             everything.append(Position(child.fen()))
     positions = [Position(board.fen()) for board in parents]
     count, refreshes, total = bench_after_moves(positions, 2)
     assert (count, refreshes, total) == (2 * len(everything), 0, 2 * sum(evaluate(p) for p in everything))
-    network = builtin_network()
+    if net_name == "built-in":
+        network, feature_set = builtin_network(), read_net(builtin_path()).feature_set
+    else:
+        network, params = load_network(NETS_FOLDER / net_name)
+        feature_set = params.feature_set
+    if feature_set == 0:
+        crossings = 0
+    assert crossings > 0 or net_name != "built-in"
     count, refreshes, total = bench_after_moves(positions, 2, network)
     assert count == 2 * len(everything)
     assert total == 2 * sum(nnue_evaluate(network, p) for p in everything)
-    assert len(positions) <= refreshes <= 2 * len(positions) < count
+    assert len(positions) + 2 * crossings <= refreshes <= 2 * (len(positions) + crossings) < count
     assert bench_net_from_scratch(positions, 3, network) == 3 * sum(nnue_evaluate(network, p) for p in positions)
 
 

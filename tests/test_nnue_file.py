@@ -134,11 +134,21 @@ def test_the_version_2_layout_is_the_documented_one(tmp_path: Path) -> None:
 
 
 def test_a_one_bucket_net_is_written_as_version_1_byte_for_byte() -> None:
-    """The shipped net reads and writes back to the same bytes: older engines load what this writes."""
+    """A plain one-bucket net (kestrel-5, kept beside the shipped net) reads and writes back to the
+    same bytes: older engines load what this writes."""
+    from eval.networks import NETS_FOLDER
+    data = (NETS_FOLDER / "kestrel-5.nnue").read_bytes()
+    net = read_net(data)
+    assert net.buckets == 1 and net.feature_set == 0 and struct.unpack_from("<I", data, 4)[0] == 1
+    assert net_bytes(net) == data
+
+
+def test_the_shipped_net_is_written_back_byte_for_byte() -> None:
+    """The shipped net (king-mirrored, so version 3) reads and writes back to the same bytes."""
     from eval.networks import builtin_path
     data = builtin_path().read_bytes()
     net = read_net(data)
-    assert net.buckets == 1 and struct.unpack_from("<I", data, 4)[0] == 1
+    assert struct.unpack_from("<I", data, 4)[0] == (3 if net.feature_set else 1)
     assert net_bytes(net) == data
 
 
