@@ -77,3 +77,16 @@ def evaluate_reference(params: NetParameters, position: chess.Board | str) -> in
             total += v * v * weight
     raw = div_toward_zero(total, qa) + params.output_biases[bucket]
     return div_toward_zero(raw * params.scale, qa * params.qb)
+
+
+def changes_wing(board: chess.Board, move: chess.Move) -> bool:
+    """Whether `move` takes a king between files a-d and e-h (a step between d and e, castling to
+    the other wing)."""
+    if board.piece_type_at(move.from_square) != chess.KING:
+        return False
+    if board.is_castling(move):          # python-chess writes castling as king-takes-rook in Chess960
+        rook_file = chess.square_file(move.to_square)
+        to_file = 2 if rook_file < chess.square_file(move.from_square) else 6
+    else:
+        to_file = chess.square_file(move.to_square)
+    return (chess.square_file(move.from_square) >= 4) != (to_file >= 4)

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 import chess
 import pytest
 from conftest import random_boards
+from nnue_reference import changes_wing
 
 import eval as kestrel_eval
 from eval import bench_evaluate, breakdown, evaluate
@@ -269,16 +270,6 @@ def test_breakdown_total_is_evaluate_and_c_path_agrees(boards: list[chess.Board]
     assert bench_evaluate(positions, 3) == 3 * sum(evaluate(p) for p in positions)
 
 
-def king_changes_wing(board: chess.Board, move: chess.Move) -> bool:
-    """Whether `move` takes the mover's king between files a-d and e-h (castling included): a
-    king-mirrored net sees that side's every input change, so it computes the child afresh."""
-    child = board.copy()
-    child.push(move)
-    before, after = board.king(board.turn), child.king(board.turn)
-    assert before is not None and after is not None
-    return (chess.square_file(before) < 4) != (chess.square_file(after) < 4)
-
-
 @pytest.mark.parametrize("net_name", ["built-in", "kestrel-5.nnue"])
 def test_the_bench_kernels_evaluate_each_position_and_each_child(boards: list[chess.Board],
                                                                  net_name: str) -> None:
@@ -293,7 +284,7 @@ def test_the_bench_kernels_evaluate_each_position_and_each_child(boards: list[ch
     for board in parents:
         everything.append(Position(board.fen()))
         for move in board.legal_moves:
-            crossings += king_changes_wing(board, move)
+            crossings += changes_wing(board, move)
             child = board.copy()
             child.push(move)
             everything.append(Position(child.fen()))

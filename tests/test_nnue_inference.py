@@ -13,7 +13,7 @@ import pytest
 import random_play
 from net_files import net_parameters, random_network, random_parameters
 from nnue_internals import IncrementalNnue, nnue_accumulators
-from nnue_reference import evaluate_reference, reference_bucket
+from nnue_reference import changes_wing, evaluate_reference, reference_bucket
 from nnue_reference import reference_accumulators as spec_accumulators
 
 from eval.api import evaluate
@@ -251,19 +251,6 @@ def move_kind(board: chess.Board, move: chess.Move) -> str:
     if move.promotion:
         return "capture-promotion" if board.is_capture(move) else "promotion"
     return "capture" if board.is_capture(move) else "quiet"
-
-
-def changes_wing(board: chess.Board, move: chess.Move) -> bool:
-    """Whether `move` takes a king between files a-d and e-h (a step between d and e, castling to
-    the other wing)."""
-    if board.piece_type_at(move.from_square) != chess.KING:
-        return False
-    if board.is_castling(move):          # python-chess writes castling as king-takes-rook in Chess960
-        rook_file = chess.square_file(move.to_square)
-        to_file = 2 if rook_file < chess.square_file(move.from_square) else 6
-    else:
-        to_file = chess.square_file(move.to_square)
-    return (chess.square_file(move.from_square) >= 4) != (to_file >= 4)
 
 
 def walk_and_compare(net: Network, fen: str, chess960: bool, seed: int, plies: int,
