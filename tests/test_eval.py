@@ -18,9 +18,8 @@ from nnue_reference import changes_wing
 import eval as kestrel_eval
 from eval import bench_evaluate, breakdown, evaluate
 from eval.bench_kernels import bench_after_moves, bench_net_from_scratch
-from eval.networks import NETS_FOLDER, builtin_network, builtin_path, load_network
+from eval.networks import NETS_FOLDER, builtin_path, load_network
 from eval.nnue_api import nnue_evaluate
-from eval.nnue_file import read_net
 from eval.weights import WEIGHTS, default_weights, weight_names
 from search.board import Position
 
@@ -291,12 +290,8 @@ def test_the_bench_kernels_evaluate_each_position_and_each_child(boards: list[ch
     positions = [Position(board.fen()) for board in parents]
     count, refreshes, total = bench_after_moves(positions, 2)
     assert (count, refreshes, total) == (2 * len(everything), 0, 2 * sum(evaluate(p) for p in everything))
-    if net_name == "built-in":
-        network, feature_set = builtin_network(), read_net(builtin_path()).feature_set
-    else:
-        network, params = load_network(NETS_FOLDER / net_name)
-        feature_set = params.feature_set
-    if feature_set == 0:
+    network, params = load_network(builtin_path() if net_name == "built-in" else NETS_FOLDER / net_name)
+    if params.feature_set == 0:
         crossings = 0
     assert crossings > 0 or net_name != "built-in"
     count, refreshes, total = bench_after_moves(positions, 2, network)
