@@ -74,7 +74,7 @@ class StrengthLevel:
 CURVE: tuple[StrengthLevel, ...] = (
     StrengthLevel(1320, nodes=736, lines=4, temperature=51.8, margin=175.3),
     StrengthLevel(1700, nodes=4_385, lines=4, temperature=33.3, margin=115.5),
-    StrengthLevel(2100, nodes=90_000, lines=2, temperature=13.1, margin=49.9),
+    StrengthLevel(2100, nodes=75_000, lines=2, temperature=13.1, margin=49.9),
     StrengthLevel(2300, nodes=2_000_000, lines=1, temperature=0.0, margin=0.0),
 )
 MIN_ELO = CURVE[0].elo
