@@ -17,9 +17,7 @@ from search.tt cimport (
     TTEntry, tt_probe, tt_store, tt_prefetch, score_to_tt, score_from_tt,
     BOUND_NONE, BOUND_UPPER, BOUND_LOWER, BOUND_EXACT,
 )
-from search.ordering cimport (
-    score_moves, score_captures, pick_next, is_capture, update_quiet_stats, update_capture_stats, record_move,
-)
+from search.ordering cimport score_moves, score_captures, pick_next, is_capture, update_quiet_stats, record_move
 from search.board.see cimport see, SEE_VALUE
 from search.board.rules cimport is_draw_by_rule
 from search.state cimport SearchState, RootMove
@@ -176,8 +174,6 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
     cdef TTEntry entry
     cdef Move quiets_tried[64]
     cdef int quiet_count = 0
-    cdef Move captures_tried[32]
-    cdef int capture_count = 0
     cdef bint pv_node = beta - alpha > 1
     cdef bint in_check = b.checkers != 0
     cdef bint tt_hit, quiet, capture, gives_check, improving
@@ -393,16 +389,11 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
                 if score >= beta:
                     if quiet:
                         update_quiet_stats(s, m, quiets_tried, quiet_count, depth, ply)
-                    if s.config.capture_history:
-                        update_capture_stats(s, m, capture, captures_tried, capture_count, depth)
                     break
                 alpha = score
         if quiet and quiet_count < 64:
             quiets_tried[quiet_count] = m
             quiet_count += 1
-        elif capture and capture_count < 32:
-            captures_tried[capture_count] = m
-            capture_count += 1
 
     if moves_searched == 0:
         # Every move was pruned (only possible with futility on): fail low safely.

@@ -39,7 +39,6 @@ cdef extern from "clock.h" nogil:
 cdef void clear_learning(SearchState* s) noexcept nogil:
     """Forget what a thread learnt across searches (histories, killers, counter moves)."""
     memset(s.history, 0, sizeof(s.history))
-    memset(s.capture_history, 0, sizeof(s.capture_history))
     memset(s.killers, 0, sizeof(s.killers))
     memset(s.counter_moves, 0, sizeof(s.counter_moves))
 from search.searcher import uci_score, with_switches

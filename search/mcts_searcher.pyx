@@ -326,10 +326,8 @@ cdef class MCTSSearcher(Searcher):
         self.tree.clear()
         tt_clear(&self.tt)
         memset(self.qs.history, 0, sizeof(self.qs.history))
-        memset(self.qs.capture_history, 0, sizeof(self.qs.capture_history))
         for i in range(self.helper_count):
             memset(self.helpers[i].history, 0, sizeof(self.helpers[i].history))
-            memset(self.helpers[i].capture_history, 0, sizeof(self.helpers[i].capture_history))
 
     def hashfull(self) -> int:
         """Pool use in per mille."""

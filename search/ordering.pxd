@@ -1,6 +1,5 @@
 # Move ordering: the hash move, then good captures (MVV-LVA, SEE >= 0) and
 # promotions, killers and the counter move, quiet moves by history, bad captures last.
-# Captures of each kind are ordered by MVV-LVA plus their capture history.
 
 from search.board.types cimport Move, MoveList
 from search.state cimport SearchState
@@ -12,10 +11,6 @@ cdef Move pick_next(MoveList* moves, int index) noexcept nogil
 cdef bint is_capture(SearchState* s, Move m) noexcept nogil
 cdef void update_quiet_stats(SearchState* s, Move best, Move* quiets_tried, int quiet_count,
                              int depth, int ply) noexcept nogil
-# The capture history [moving piece][target][captured type], read by the ordering of captures: a
-# cutoff rewards its move if it captured and punishes the captures tried before it.
-cdef void update_capture_stats(SearchState* s, Move best, bint best_is_capture, Move* captures_tried,
-                               int capture_count, int depth) noexcept nogil
 
 
 cdef inline void record_move(SearchState* s, int ply, Move m) noexcept nogil:

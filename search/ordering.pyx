@@ -25,22 +25,6 @@ cdef inline int mvv_lva(const Board* b, Move m) noexcept nogil:
     return SEE_VALUE[victim] * 8 - SEE_VALUE[piece_type_of(b.squares[move_from(m)])] // 100
 
 
-cdef inline int* capture_entry(SearchState* s, Move m) noexcept nogil:
-    """The capture history's entry of capture `m` in the position before it."""
-    cdef const Board* b = &s.board
-    cdef int victim = PAWN if move_kind(m) == MOVE_EN_PASSANT else piece_type_of(b.squares[move_to(m)])
-    return &s.capture_history[b.squares[move_from(m)]][move_to(m)][victim]
-
-
-cdef inline int capture_order(SearchState* s, Move m) noexcept nogil:
-    # MVV-LVA moves by 800 a pawn of victim; an eighth of the history (+-2,048) can reorder captures
-    # of near victims, never put a pawn capture above a queen capture.
-    cdef int order = mvv_lva(&s.board, m)
-    if s.config.capture_history:
-        order += capture_entry(s, m)[0] // 8
-    return order
-
-
 cdef void score_moves(SearchState* s, MoveList* moves, Move hash_move, int ply) noexcept nogil:
     cdef const Board* b = &s.board
     cdef int i, us = b.side_to_move
@@ -58,11 +42,10 @@ cdef void score_moves(SearchState* s, MoveList* moves, Move hash_move, int ply) 
             else:
                 moves.scores[i] = BAD_CAPTURE_SCORE - 100000 + move_kind(m)   # under-promotions last
         elif is_capture(s, m):
-            # SEE still splits good from bad captures; the history orders within each.
             if see(b, m) >= 0:
-                moves.scores[i] = GOOD_CAPTURE_SCORE + capture_order(s, m)
+                moves.scores[i] = GOOD_CAPTURE_SCORE + mvv_lva(b, m)
             else:
-                moves.scores[i] = BAD_CAPTURE_SCORE + capture_order(s, m)
+                moves.scores[i] = BAD_CAPTURE_SCORE + mvv_lva(b, m)
         elif m == s.killers[ply][0]:
             moves.scores[i] = KILLER_SCORE + 1
         elif m == s.killers[ply][1]:
@@ -81,7 +64,7 @@ cdef void score_captures(SearchState* s, MoveList* moves, Move hash_move) noexce
         if m == hash_move:
             moves.scores[i] = HASH_MOVE_SCORE
         elif is_capture(s, m):
-            moves.scores[i] = capture_order(s, m) + (9000 if is_promotion(m) else 0)
+            moves.scores[i] = mvv_lva(&s.board, m) + (9000 if is_promotion(m) else 0)
         elif is_promotion(m):
             moves.scores[i] = 8000 + move_kind(m)
         else:
@@ -126,15 +109,3 @@ cdef void update_quiet_stats(SearchState* s, Move best, Move* quiets_tried, int 
         previous = s.move_stack[ply - 1]
         if previous != 0 and previous != MOVE_NULL:
             s.counter_moves[s.board.squares[move_to(previous)] % 12][move_to(previous)] = best
-
-
-cdef void update_capture_stats(SearchState* s, Move best, bint best_is_capture, Move* captures_tried,
-                               int capture_count, int depth) noexcept nogil:
-    """A move caused a cutoff: reward it if it is a capture, punish the captures tried before it."""
-    cdef int bonus = depth * depth if depth < 16 else 256
-    cdef int i
-    if best_is_capture:
-        history_update(capture_entry(s, best), bonus * 32)
-    for i in range(capture_count):
-        if captures_tried[i] != best:
-            history_update(capture_entry(s, captures_tried[i]), -bonus * 32)

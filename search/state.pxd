@@ -27,7 +27,6 @@ cdef struct SearchConfig:
     bint quiescence_tt          # quiescence takes the TT's move and cutoffs, and stores its results
     bint aspiration
     bint node_time_management   # a clock search stops sooner the larger the best move's share of nodes
-    bint capture_history        # captures ordered by MVV-LVA plus what cut off before (candidate)
 
 
 # Where every searcher starts: every technique on (each was adopted by an SPRT; one that lost is
@@ -48,7 +47,6 @@ cdef inline SearchConfig adopted_config() noexcept nogil:
     config.quiescence_tt = True
     config.aspiration = True
     config.node_time_management = True
-    config.capture_history = True
     return config
 
 
@@ -86,7 +84,6 @@ cdef struct SearchState:
     int best_move_changes
 
     int history[2][64][64]
-    int capture_history[12][64][6]   # [moving piece][target square][captured piece type]
     Move killers[MAX_PLY + 2][2]
     Move counter_moves[12][64]
     Move pv_table[MAX_PLY + 1][MAX_PLY + 1]
