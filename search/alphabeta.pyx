@@ -6,6 +6,7 @@ with the GIL at the end of each iteration to print ``info`` lines.
 """
 
 from libc.stdint cimport int64_t, uint64_t
+from libc.string cimport memset
 from search.board.types cimport (
     Move, MoveList, MOVE_NONE, MOVE_NULL, MAX_PLY, MATE, MATE_IN_MAX_PLY,
     VALUE_INFINITE, VALUE_NONE, VALUE_DRAW, PAWN, KING, NO_PIECE, MOVE_PROMOTE_QUEEN, MOVE_EN_PASSANT,
@@ -181,7 +182,11 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
     cdef int tt_score = VALUE_NONE, tt_bound = BOUND_NONE, r, original_alpha = alpha, extension, reduced_depth
     cdef int wdl, tb_value, tb_bound, max_value = VALUE_INFINITE
     cdef int raw_eval = 0          # the evaluation as the TT keeps it (static_eval may take a TT bound)
+    cdef int singular_beta, singular_extension
     cdef Move m, best_move = MOVE_NONE, tt_move = MOVE_NONE
+    # Set while this node's hash move is tested for singularity: the same node searched
+    # without that move, which must neither cut on nor overwrite the node's own TT entry.
+    cdef Move excluded = s.excluded[ply]
     cdef const SearchParams* p = &s.params
 
     if depth <= 0:
@@ -216,7 +221,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
         tt_move = entry.move
         tt_score = score_from_tt(entry.score, ply)
         tt_bound = entry.bound_age & 3
-        if (s.config.tt_cutoffs and not pv_node and entry.depth >= depth
+        if (s.config.tt_cutoffs and not pv_node and entry.depth >= depth and excluded == MOVE_NONE
                 and ((tt_bound == BOUND_EXACT)
                      or (tt_bound == BOUND_LOWER and tt_score >= beta)
                      or (tt_bound == BOUND_UPPER and tt_score <= alpha))):
@@ -224,7 +229,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
 
     # The tablebases know this position exactly (after a capture or pawn move with few men
     # left): a result that settles the window ends the search here, and the table keeps it.
-    if ply > 0 and should_probe(&s.tb, b, depth):
+    if ply > 0 and excluded == MOVE_NONE and should_probe(&s.tb, b, depth):
         wdl = probe_wdl(&s.tb, b)
         if wdl != TB_NO_RESULT:
             if wdl > 0:
@@ -264,7 +269,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
                 or (tt_bound == BOUND_UPPER and tt_score < static_eval)):
             static_eval = tt_score
 
-    if not in_check and not pv_node and ply > 0:
+    if not in_check and not pv_node and ply > 0 and excluded == MOVE_NONE:
         # Reverse futility: far enough above beta that a shallow search will not fall back.
         if (s.config.reverse_futility and depth <= p.rfp_max_depth
                 and static_eval - p.rfp_margin * (depth - improving) >= beta
@@ -305,8 +310,33 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
 
     for i in range(moves.count):
         m = pick_next(&moves, i)
+        if m == excluded:
+            continue
         capture = is_capture(s, m)
         quiet = not capture and not is_promotion(m)
+
+        # Singular extension: if every other move falls well short of the hash move's score
+        # in a search of half the depth, the hash move alone holds this node and is searched
+        # a ply deeper.  If even the others reach beta, the node cuts (multi-cut); if the hash
+        # move is not alone but its score beats beta, it gets a ply less.
+        singular_extension = 0
+        if (s.config.singular_extension and ply > 0 and m == tt_move and excluded == MOVE_NONE
+                and depth >= p.se_min_depth and (tt_bound == BOUND_LOWER or tt_bound == BOUND_EXACT)
+                and entry.depth >= depth - p.se_tt_depth_margin
+                and -MATE_IN_MAX_PLY < tt_score < MATE_IN_MAX_PLY
+                and ply < 2 * s.completed_depth + 8):
+            singular_beta = tt_score - p.se_margin_per_depth * depth
+            s.excluded[ply] = m
+            score = negamax(s, (depth - 1) // 2, singular_beta - 1, singular_beta, ply, cut_node)
+            s.excluded[ply] = MOVE_NONE
+            if s.stopped:
+                return 0
+            if score < singular_beta:
+                singular_extension = 1
+            elif singular_beta >= beta:
+                return singular_beta
+            elif tt_score >= beta:
+                singular_extension = -1
 
         if (s.config.see_pruning and ply > 0 and not in_check and not quiet and depth <= p.see_max_depth
                 and best > -MATE_IN_MAX_PLY and moves_searched > 0 and see(b, m) < -p.see_margin * depth):
@@ -347,6 +377,10 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
             undo_move(b)
             extension = 1 if see(b, m) >= 0 else 0
             do_move(b, m)
+        if singular_extension > 0:
+            extension = 1
+        elif singular_extension < 0:
+            extension -= 1
         new_depth = depth - 1 + extension
 
         if moves_searched == 0:
@@ -400,6 +434,8 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
         return alpha
     if best > max_value:
         best = max_value        # the tables say this position is lost, whatever the search saw
+    if excluded != MOVE_NONE:
+        return best             # a singularity test: the node's own entry stays as it was
     tt_store(s.tt, b.key, depth, score_to_tt(best, ply),
              BOUND_LOWER if best >= beta else (BOUND_EXACT if best > original_alpha else BOUND_UPPER),
              best_move, raw_eval)
@@ -486,6 +522,7 @@ cdef void iterative_deepening(SearchState* s) noexcept nogil:
     s.best_move_changes = 0
     signals.stable_iterations = 0
     s.move_stack[0] = MOVE_NONE
+    memset(s.excluded, 0, sizeof(s.excluded))
     for i in range(s.root_count):
         s.root_moves[i].score = -VALUE_INFINITE
         s.root_moves[i].previous_score = -VALUE_INFINITE

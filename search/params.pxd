@@ -24,6 +24,9 @@ cdef struct SearchParams:
     double lmr_base                  # constant term of the reduction table
     double lmr_divisor               # divisor of ln(depth) ln(moves)
     int lmr_history_divisor          # history / this is taken off the reduction
+    int se_min_depth                 # shallowest node that tests its hash move for singularity
+    int se_tt_depth_margin           # the hash entry may be at most this much shallower
+    int se_margin_per_depth          # singular beta = hash score - this * depth
     int aspiration_min_depth         # first iteration searched with a window
     int aspiration_delta             # half-width of the first window in centipawns
     int delta_margin                 # a capture that cannot lift the eval to alpha by this is skipped

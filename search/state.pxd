@@ -27,6 +27,7 @@ cdef struct SearchConfig:
     bint quiescence_tt          # quiescence takes the TT's move and cutoffs, and stores its results
     bint aspiration
     bint node_time_management   # a clock search stops sooner the larger the best move's share of nodes
+    bint singular_extension     # a hash move far better than the rest is searched a ply deeper (candidate)
 
 
 # Where every searcher starts: every technique on (each was adopted by an SPRT; one that lost is
@@ -47,6 +48,7 @@ cdef inline SearchConfig adopted_config() noexcept nogil:
     config.quiescence_tt = True
     config.aspiration = True
     config.node_time_management = True
+    config.singular_extension = True
     return config
 
 
@@ -90,6 +92,7 @@ cdef struct SearchState:
     int pv_length[MAX_PLY + 1]
     int static_eval[MAX_PLY + 2]
     Move move_stack[MAX_PLY + 2]
+    Move excluded[MAX_PLY + 2]      # the hash move a singularity test leaves out at this ply, or MOVE_NONE
 
     RootMove root_moves[MAX_MOVES]
     int root_count

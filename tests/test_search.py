@@ -43,7 +43,7 @@ REFERENCE_FENS = random_positions(50, seed=2026)
 # (node_time_management acts on the clock and has a test of its own).
 TECHNIQUES = ["tt_cutoffs", "null_move", "late_move_reductions", "internal_reduction", "reverse_futility",
               "futility", "late_move_pruning", "see_pruning", "check_extension", "quiescence", "quiescence_tt",
-              "aspiration"]
+              "aspiration", "singular_extension"]
 
 
 @pytest.fixture(scope="module")
