@@ -189,6 +189,29 @@ def test_bench_searches_with_the_evaluation_the_options_choose(engine: UciProces
     assert bench_nodes() == run_bench(5, out=lambda line: None)[0]
 
 
+def test_bench_searches_with_the_switches_of_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An ablation's engine (KESTREL_SEARCH_OFF) benches the tree its games search."""
+    from eval.networks import builtin_network
+    from search.alphabeta_searcher import AlphaBetaSearcher
+    from search.bench import run_bench
+    from uci_engine import core
+
+    monkeypatch.setenv(core.SEARCH_OFF_VARIABLE, "null_move")
+    switched_off = AlphaBetaSearcher(hash_mb=16)
+    switched_off.set_network(builtin_network())
+    switched_off.configure(null_move=False)
+    expected = run_bench(5, out=lambda line: None, searcher=switched_off)[0]
+    assert expected != run_bench(5, out=lambda line: None, network=builtin_network())[0]
+    process = UciProcess()
+    try:
+        process.handshake()
+        process.send("bench 5")
+        lines = process.read_until("Nodes/second", 60)
+        assert int(next(line for line in lines if line.startswith("Nodes searched")).split(":")[1]) == expected
+    finally:
+        process.close()
+
+
 def test_eval_shows_the_nets_score(engine: UciProcess, tmp_path: Path) -> None:
     engine.handshake()
     engine.send("setoption name Use NNUE value true")

@@ -499,7 +499,12 @@ class UciEngine:
                 raise CommandError(f"bench: depth must be a number from 1 to 64, not {shown(args[0])}")
             depth = int(args[0])
         bench = core.module("search.bench")
-        searcher = core.searcher_class("AlphaBeta")(hash_mb=int(self.options.value("Hash") or 16))
+        # The searcher a game would get: the environment's switches (KESTREL_SEARCH_OFF/ON) included,
+        # so that an ablation's bench signature is the one its games play with.
+        try:
+            searcher = core.new_searcher("AlphaBeta", int(self.options.value("Hash") or 16))
+        except ValueError as exc:
+            raise CommandError(f"bench: {exc}") from exc
         searcher.set_network(self._network())      # the evaluation the options choose
         stopped = threading.Event()
 
