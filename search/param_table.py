@@ -53,7 +53,7 @@ SEARCH_PARAMS: dict[str, SearchParam] = {
     "lmr_base": SearchParam(0.75, 0.0, 2.0, "constant term of the reduction table", integer=False),
     "lmr_divisor": SearchParam(2.25, 1.0, 4.0, "divisor of ln(depth) ln(moves)", integer=False),
     "lmr_history_divisor": SearchParam(6000, 1000, 20000, "history / this is taken off the reduction"),
-    # Singular extensions (a candidate, switch `singular_extension`).
+    # Singular extensions (switch `singular_extension`).
     "se_min_depth": SearchParam(7, 4, 14, "shallowest node that tests its hash move for singularity"),
     "se_tt_depth_margin": SearchParam(3, 1, 6, "the hash entry may be at most this much shallower"),
     "se_margin_per_depth": SearchParam(2, 1, 8, "singular beta = hash score - this * depth"),

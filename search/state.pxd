@@ -27,7 +27,7 @@ cdef struct SearchConfig:
     bint quiescence_tt          # quiescence takes the TT's move and cutoffs, and stores its results
     bint aspiration
     bint node_time_management   # a clock search stops sooner the larger the best move's share of nodes
-    bint singular_extension     # a hash move far better than the rest is searched a ply deeper (candidate)
+    bint singular_extension     # a hash move far better than the rest is searched a ply deeper
 
 
 # Where every searcher starts: every technique on (each was adopted by an SPRT; one that lost is
