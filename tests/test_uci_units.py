@@ -126,6 +126,28 @@ def test_options_reach_the_searcher() -> None:
     assert searcher.hashfull() == 0
 
 
+def test_a_level_searches_without_the_level_switches(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A level switches off what strength.LEVEL_SWITCHES names (its curve was fitted without it);
+    full strength gets it back, and the environment's switches hold in both."""
+    from uci_engine import core
+    from uci_engine.strength import LEVEL_SWITCHES
+
+    assert LEVEL_SWITCHES == {"singular_extension": False}
+    monkeypatch.setenv(core.SEARCH_OFF_VARIABLE, "null_move")
+    session = Session()
+    session.search("position startpos", "go depth 2")
+    searcher = session.searcher
+    assert searcher.switches["singular_extension"] and not searcher.switches["null_move"]
+    session.send("setoption name UCI_LimitStrength value true", "setoption name UCI_Elo value 1900")
+    session.search("go depth 2")
+    assert session.searcher is searcher
+    assert not searcher.switches["singular_extension"] and not searcher.switches["null_move"]
+    assert searcher.switches["late_move_reductions"]
+    session.send("setoption name UCI_LimitStrength value false")
+    session.search("go depth 2")
+    assert searcher.switches["singular_extension"] and not searcher.switches["null_move"]
+
+
 def test_options_set_during_a_search_wait_for_its_end() -> None:
     session = Session()
     session.send("go infinite")

@@ -33,7 +33,7 @@ from uci_engine.jobs import Answer, Job, SearchJob, TaskJob
 from uci_engine.options import OptionError, OptionValue, build_options, shown
 from uci_engine.output import Output, format_info
 from uci_engine.parsing import CommandError, parse_go, parse_position, parse_setoption
-from uci_engine.strength import LineCollector, level_from_options
+from uci_engine.strength import LEVEL_SWITCHES, LineCollector, level_from_options
 from uci_engine.tablebases import Tablebases
 from uci_engine.wdl import wdl_per_mille
 
@@ -71,6 +71,7 @@ class UciEngine:
         self._position: Position | None = None   # None until needed: the start position
         self._searchers: dict[str, Searcher] = {}   # SearchMode -> searcher, made on first use
         self._applied: dict[str, dict[str, OptionValue]] = {}   # what each searcher was given
+        self._full_switches: dict[str, dict[str, bool]] = {}    # each searcher's switches as made
         self._clear_pending = False
         self._job: Job | None = None
         self._book = OpeningBook()
@@ -209,6 +210,15 @@ class UciEngine:
                 return self._sync()
             self._searchers[mode] = searcher
             applied["Hash"] = hash_mb
+            # As made: the adopted techniques, less KESTREL_SEARCH_OFF, plus KESTREL_SEARCH_ON.
+            self._full_switches[mode] = dict(getattr(searcher, "switches", {}))
+        if mode == "AlphaBeta":
+            # A level searches without LEVEL_SWITCHES' techniques; full strength with them again.
+            at_level = level is not None
+            if applied.get("level switches", _UNSET) != at_level:
+                switches = self._full_switches[mode] | (LEVEL_SWITCHES if at_level else {})
+                searcher.configure(**switches)
+                applied["level switches"] = at_level
         for option in self.options:
             if option.apply is None or (option.modes and mode not in option.modes):
                 continue
