@@ -217,7 +217,9 @@ class UciEngine:
             at_level = level is not None
             if applied.get("level switches", _UNSET) != at_level:
                 switches = self._full_switches[mode] | (LEVEL_SWITCHES if at_level else {})
-                searcher.configure(**switches)
+                configure = getattr(searcher, "configure", None)
+                if configure is not None:
+                    configure(**switches)
                 applied["level switches"] = at_level
         for option in self.options:
             if option.apply is None or (option.modes and mode not in option.modes):
