@@ -11,7 +11,8 @@
 #
 # python-chess is the one package the generator needs beyond Cython: where it is missing, wheels
 # in .whl/ are installed first (python3 -m pip download --no-deps -d .whl chess).  Games are
-# played with the built-in net, at the settings of docs/nnue.md's generation command.
+# played with the built-in net, at the settings of docs/nnue.md's generation command, and adjudicated
+# with the Syzygy tables where shared/data/syzygy (or ../shared/data/syzygy) is there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build=1
@@ -39,6 +40,10 @@ books=../shared/data/openings/2moves_v1.epd
 [ -f "$books" ] || books=shared/data/openings/2moves_v1.epd
 book_args=()
 [ -f "$books" ] && book_args=(--book "$books")
+# The Syzygy tables (4.4 MiB) travel in shared/ too: games then end at the tables, as at home.
+tables=../shared/data/syzygy
+[ -d "$tables" ] || tables=shared/data/syzygy
+[ -d "$tables" ] && book_args+=(--syzygy "$tables")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # SIGTERM at the deadline: the generator writes what it holds, kills its workers and exits 130.
