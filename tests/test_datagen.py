@@ -471,3 +471,19 @@ def test_the_device_burst_script_returns_one_shard_of_whole_games(tmp_path: Path
     games, plies, whole = game_records.scan(str(shards[0]))
     assert games >= 1 and whole == shards[0].stat().st_size
     assert f'"positions": {plies}' in result.stdout
+
+
+def test_split_cuts_a_game_file_at_a_game_boundary(tmp_path: Path) -> None:
+    games = [game_records.pack_game(chess.STARTING_FEN, game_records.RESULT_DRAW, moves, [10 * i] * len(moves))
+             for i, moves in enumerate((["e2e4", "e7e5"], ["d2d4"], ["g1f3", "g8f6", "c2c4"]))]
+    source = tmp_path / "all.kgame"
+    source.write_bytes(b"".join(games) + games[0][:7])          # and a partial game at the end
+    head, rest = tmp_path / "val.kgame", tmp_path / "train.kgame"
+    assert datagen.main(["split", str(source), "--games", "2", str(head), str(rest)]) == 0
+    assert [g.moves for g in game_records.read_games(str(head))] == [("e2e4", "e7e5"), ("d2d4",)]
+    assert [g.scores for g in game_records.read_games(str(rest))] == [(20, 20, 20)]
+    # Asking for more games than the file holds puts them all in the head.
+    assert game_records.split_games(str(source), 9, str(head), str(rest)) == (3, 0)
+    assert rest.read_bytes() == b""
+    with pytest.raises(SystemExit):
+        datagen.main(["split", str(source), "--games", "-1", str(head), str(rest)])

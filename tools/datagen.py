@@ -23,7 +23,8 @@ filters that pick training positions run when the games become training records
   the games over a Dask cluster (each worker needs Kestrel installed).
 - ``python -m tools.datagen merge FILE... -o OUT.kpos [--dedup] [--shuffle] [--mirror]`` turns games
   (and ``.kpos`` files) into training records (numpy: ``pip install '.[nnue]'``); ``stats FILE...``
-  summarises files.  Generating needs nothing beyond the engine.
+  summarises files; ``split FILE --games N HEAD REST`` cuts a game file in two at a game boundary
+  (a held-out set).  Generating needs nothing beyond the engine.
 
 Games end by the rules, by a mate score (the side with the mate wins), by the runner's own
 adjudication (``tournaments/adjudication.py``: both sides' scores beyond ``--resign-score`` for two
@@ -55,6 +56,7 @@ from tools.game_records import (
     cut_partial_game,
     encode_score,
     pack_game,
+    split_games,
     training_array,
     whole_games,
 )
@@ -663,6 +665,11 @@ def _parser() -> argparse.ArgumentParser:
     join.add_argument("--keep-noisy", action="store_true",
                       help="keep positions whose move is a capture or promotion")
     join.add_argument("--seed", type=int, default=1)
+    cut = commands.add_parser("split", help="a game file's first games to one file, the rest to another")
+    cut.add_argument("input", type=_file_name)
+    cut.add_argument("--games", type=int, required=True, help="how many games go to HEAD")
+    cut.add_argument("head", help="the first --games whole games (a held-out set, say)")
+    cut.add_argument("rest", help="the other whole games")
     summary = commands.add_parser("stats", help="count and labels of game and record files")
     summary.add_argument("inputs", nargs="+", type=_file_name)
     for name, text in (("pause", "stop a running generator (SIGSTOP)"), ("resume", "let a paused generator go on")):
@@ -740,6 +747,16 @@ def main(argv: list[str] | None = None) -> int:
             return 1
         mirrors = f" and {added:,} mirror images" if args.mirror else ""
         print(f"merged {read:,} records{mirrors} into {written:,} ({read + added - written:,} duplicates dropped)")
+        return 0
+    if args.command == "split":
+        if args.games < 0:
+            parser.error("--games must be at least 0")
+        try:
+            head, rest = split_games(args.input, args.games, args.head, args.rest)
+        except (OSError, ValueError) as err:
+            print(f"datagen: {err}", file=sys.stderr)
+            return 1
+        print(f"datagen: {head:,} games to {args.head}, {rest:,} to {args.rest}")
         return 0
     if args.command == "stats":
         try:

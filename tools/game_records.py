@@ -217,6 +217,26 @@ def cut_partial_game(path: str) -> tuple[int, int, int, int]:
     return games, plies, whole, cut
 
 
+def split_games(path: str, games: int, head_path: str, rest_path: str) -> tuple[int, int]:
+    """Write a file's first ``games`` whole games to ``head_path`` and its other whole games to
+    ``rest_path`` (a held-out set and the training games of one shard, say; a partial game at the
+    end is left out); the number of games in each.  Bytes are copied, not re-encoded."""
+    if games < 0:
+        raise ValueError(f"cannot split off {games} games")
+    total, _, whole = scan(path)
+    with open(path, "rb") as handle:
+        data = handle.read(whole)
+    offset = 0
+    for _ in range(min(games, total)):
+        _, plies = _header(data, offset)
+        offset += GAME_HEADER_SIZE + plies * PLY_SIZE
+    with open(head_path, "wb") as head:
+        head.write(data[:offset])
+    with open(rest_path, "wb") as rest:
+        rest.write(data[offset:])
+    return min(games, total), total - min(games, total)
+
+
 def read_games(path: str) -> Iterator[Game]:
     """Every game of a file (ValueError on a file that is not whole games)."""
     with open(path, "rb") as handle:
