@@ -38,19 +38,19 @@ fi
 
 books=../shared/data/openings/2moves_v1.epd
 [ -f "$books" ] || books=shared/data/openings/2moves_v1.epd
-book_args=()
-[ -f "$books" ] && book_args=(--book "$books")
+input_args=()
+[ -f "$books" ] && input_args=(--book "$books")
 # The Syzygy tables (4.4 MiB) travel in shared/ too: games then end at the tables, as at home.
 tables=../shared/data/syzygy
 [ -d "$tables" ] || tables=shared/data/syzygy
-[ -d "$tables" ] && book_args+=(--syzygy "$tables")
+[ -d "$tables" ] && input_args+=(--syzygy "$tables")
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 # SIGTERM at the deadline: the generator writes what it holds, kills its workers and exits 130.
 # Should it hang, SIGKILL 60 s later (137): the games written are kept, a partial last one cut.
 status=0
 timeout -k 60 -s TERM "$seconds" python3 -m tools.datagen generate --out "$work/games" --positions 1000000000 \
-    --workers "$cores" --soft-nodes 2000 --hard-nodes 20000 "${book_args[@]}" --random-plies 6 \
+    --workers "$cores" --soft-nodes 2000 --hard-nodes 20000 "${input_args[@]}" --random-plies 6 \
     --seed "$seed" --progress-every 60 || status=$?
 case "$status" in
     0|124|130) ;;
