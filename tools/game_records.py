@@ -226,15 +226,16 @@ def split_games(path: str, games: int, head_path: str, rest_path: str) -> tuple[
     total, _, whole = scan(path)
     with open(path, "rb") as handle:
         data = handle.read(whole)
+    head_games = min(games, total)
     offset = 0
-    for _ in range(min(games, total)):
+    for _ in range(head_games):
         _, plies = _header(data, offset)
         offset += GAME_HEADER_SIZE + plies * PLY_SIZE
     with open(head_path, "wb") as head:
         head.write(data[:offset])
     with open(rest_path, "wb") as rest:
         rest.write(data[offset:])
-    return min(games, total), total - min(games, total)
+    return head_games, total - head_games
 
 
 def read_games(path: str) -> Iterator[Game]:
