@@ -185,10 +185,10 @@ def iter_games(data: bytes | memoryview) -> Iterator[Game]:
         offset = end
 
 
-def scan(path: str) -> tuple[int, int, int]:
-    """(games, plies, bytes) of the whole games at the start of a file, reading headers only: where
-    a resumed writer goes on, and what a killed one left whole."""
-    games = plies = offset = 0
+def _whole_game_ends(path: str) -> Iterator[tuple[int, int]]:
+    """(plies, end byte) of each whole game at the start of a file, reading headers only; it stops
+    at the first bytes that are not a whole game."""
+    offset = 0
     size = os.path.getsize(path)
     with open(path, "rb") as handle:
         while size - offset >= GAME_HEADER_SIZE:
@@ -197,11 +197,20 @@ def scan(path: str) -> tuple[int, int, int]:
             try:
                 _, count = _header(header, 0)
             except (ValueError, struct.error):
-                break
+                return
             end = offset + GAME_HEADER_SIZE + count * PLY_SIZE
             if end > size:
-                break
-            games, plies, offset = games + 1, plies + count, end
+                return
+            yield count, end
+            offset = end
+
+
+def scan(path: str) -> tuple[int, int, int]:
+    """(games, plies, bytes) of the whole games at the start of a file, reading headers only: where
+    a resumed writer goes on, and what a killed one left whole."""
+    games = plies = offset = 0
+    for count, end in _whole_game_ends(path):
+        games, plies, offset = games + 1, plies + count, end
     return games, plies, offset
 
 
@@ -223,14 +232,12 @@ def split_games(path: str, games: int, head_path: str, rest_path: str) -> tuple[
     end is left out); the number of games in each.  Bytes are copied, not re-encoded."""
     if games < 0:
         raise ValueError(f"cannot split off {games} games")
-    total, _, whole = scan(path)
-    with open(path, "rb") as handle:
-        data = handle.read(whole)
+    ends = [end for _, end in _whole_game_ends(path)]
+    total = len(ends)
     head_games = min(games, total)
-    offset = 0
-    for _ in range(head_games):
-        _, plies = _header(data, offset)
-        offset += GAME_HEADER_SIZE + plies * PLY_SIZE
+    offset = ends[head_games - 1] if head_games else 0
+    with open(path, "rb") as handle:
+        data = handle.read(ends[-1] if ends else 0)
     with open(head_path, "wb") as head:
         head.write(data[:offset])
     with open(rest_path, "wb") as rest:
