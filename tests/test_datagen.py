@@ -445,6 +445,48 @@ def test_progress_never_shows_a_negative_time_left(capsys: pytest.CaptureFixture
     assert "ETA 0h00m" in capsys.readouterr().err
 
 
+def test_progress_leaves_a_stop_out_of_the_rate(capsys: pytest.CaptureFixture[str]) -> None:
+    progress = datagen.Progress(0, 1000, every=0)
+    progress.started -= 3610          # 10 s of play, then an hour stopped (datagen paused)
+    progress.last_call -= 3600
+    progress.continued()
+    progress.update(1000, 10, force=True)
+    assert "1,000 / 1,000 positions, 100 pos/s, 10 games, ETA 0h00m, stopped 60 min" in capsys.readouterr().err
+    # Without a SIGCONT the same gap is running time: a slow stretch, not a stop.
+    progress = datagen.Progress(0, 1000, every=0)
+    progress.started -= 3610
+    progress.last_call -= 3600
+    progress.update(1000, 10, force=True)
+    line = capsys.readouterr().err
+    assert "0 pos/s" in line and "stopped" not in line
+
+
+def test_a_generator_stopped_and_continued_reports_its_running_rate(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """SIGSTOP cannot be caught, so the test plays its part: an hour passes on the clock, then SIGCONT."""
+    clock = [1000.0]
+    monkeypatch.setattr(datagen.time, "monotonic", lambda: clock[0])
+    games = fake_games(10)
+
+    def stopped_once(first: int, seed: int, settings: datagen.Settings) -> Iterator[datagen.GameRecords]:
+        for number, game in enumerate(games(first, seed, settings)):
+            clock[0] += 0.1
+            if number == 10:
+                clock[0] += 3600
+                os.kill(os.getpid(), signal.SIGCONT)
+            yield game
+
+    before = signal.getsignal(signal.SIGCONT)
+    held = datagen.generate(str(tmp_path / "d"), 200, FAST, seed=1, games=stopped_once, progress_every=0)
+    assert held == 200
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    # 200 positions in 2 s of play (1.9 s counted: the game that ended the stop counts as stopped);
+    # the wall clock's figure would be 0 pos/s.
+    rate = int(last.split(" positions, ")[1].split(" pos/s")[0])
+    assert 100 <= rate <= 106 and "stopped 60 min" in last, last
+    assert signal.getsignal(signal.SIGCONT) == before
+
+
 def test_the_engines_tables_end_games_they_know() -> None:
     from dataclasses import replace
     settings = replace(FAST, syzygy=str(REPO_ROOT.parent / "shared" / "data" / "syzygy"))

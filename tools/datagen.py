@@ -43,6 +43,7 @@ import random
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
@@ -304,24 +305,42 @@ class ShardWriter:
 
 
 class Progress:
-    """One status line every few seconds: positions, rate, games and the time left."""
+    """One status line every few seconds: positions, rate, games and the time left.
+
+    The rate counts running time only. `datagen paused` stops the generator with SIGSTOP, and the
+    monotonic clock runs on while it is stopped: an hour's pause would otherwise read as a rate that
+    recovers only after hours. `continued()` (the SIGCONT handler) marks a stop; the time since the
+    last game the generator saw before it is then left out."""
 
     def __init__(self, start_positions: int, target: int, every: float = 10.0) -> None:
         self.start_positions = start_positions
         self.target = target
         self.every = every
-        self.started = self.last = time.monotonic()
+        self.started = self.last = self.last_call = time.monotonic()
+        self.stopped_seconds = 0.0
+        self.was_stopped = False
+
+    def continued(self) -> None:
+        """The process was stopped and has just been continued (safe from a signal handler)."""
+        self.was_stopped = True
 
     def update(self, positions: int, games: int, force: bool = False) -> None:
         now = time.monotonic()
+        if self.was_stopped:
+            # Games arrive many times a second while it runs, so the gap since the last one is the stop.
+            self.was_stopped = False
+            self.stopped_seconds += now - self.last_call
+        self.last_call = now
         if not force and now - self.last < self.every:
             return
         self.last = now
-        rate = (positions - self.start_positions) / max(1e-9, now - self.started)
+        running = now - self.started - self.stopped_seconds
+        rate = (positions - self.start_positions) / max(1e-9, running)
         left = max(0, self.target - positions) / rate if rate > 0 else float("inf")
         eta = "-" if left == float("inf") else f"{int(left // 3600)}h{int(left % 3600 // 60):02d}m"
+        stopped = f", stopped {int(self.stopped_seconds // 60)} min" if self.stopped_seconds >= 60 else ""
         print(f"datagen: {positions:,} / {self.target:,} positions, {rate:.0f} pos/s, {games:,} games, "
-              f"ETA {eta}", file=sys.stderr, flush=True)
+              f"ETA {eta}{stopped}", file=sys.stderr, flush=True)
 
 
 def _local_games(workers: int, first: int, seed: int, settings: Settings) -> Iterator[GameRecords]:
@@ -416,6 +435,10 @@ def generate(directory: str, target: int, settings: Settings, seed: int, workers
     pid_file = os.path.join(directory, PID_FILE)
     with open(pid_file, "w") as handle:
         handle.write(f"{os.getpid()}\n")
+    # Only the main thread may set a handler; a generator run from another thread shows wall-clock rates.
+    in_main_thread = threading.current_thread() is threading.main_thread()
+    if in_main_thread:
+        on_continue = signal.signal(signal.SIGCONT, lambda number, frame: progress.continued())
     try:
         for game in source:
             writer.append(game)
@@ -427,6 +450,8 @@ def generate(directory: str, target: int, settings: Settings, seed: int, workers
             source.close()
         writer.close()
         progress.update(writer.positions, writer.games, force=True)
+        if in_main_thread:
+            signal.signal(signal.SIGCONT, on_continue if on_continue is not None else signal.SIG_DFL)
         try:
             os.remove(pid_file)
         except OSError:
