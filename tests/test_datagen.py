@@ -458,7 +458,7 @@ def test_progress_leaves_a_stop_out_of_the_rate(capsys: pytest.CaptureFixture[st
     progress.last_call -= 3600
     progress.update(1000, 10, force=True)
     line = capsys.readouterr().err
-    assert "0 pos/s" in line and "stopped" not in line
+    assert "positions, 0 pos/s," in line and "stopped" not in line
 
 
 def test_a_generator_stopped_and_continued_reports_its_running_rate(
