@@ -32,7 +32,10 @@ if ! python3 -c "import chess" 2>/dev/null; then
 fi
 if [ "$build" = 1 ]; then
     started=$(date +%s)
-    python3 setup.py build_ext --inplace -j "$cores" > "$out/build.log" 2>&1 || { tail -30 "$out/build.log"; exit 1; }
+    # Built for the CPU that plays (-march=native): the same search and games, about 18% faster
+    # where AVX2 is there (README, "Development"); --force, since a checkout may hold a portable build.
+    KESTREL_NATIVE=1 python3 setup.py build_ext --inplace --force -j "$cores" > "$out/build.log" 2>&1 \
+        || { tail -30 "$out/build.log"; exit 1; }
     echo "burst: built the core in $(( $(date +%s) - started )) s on $cores cores"
 fi
 
