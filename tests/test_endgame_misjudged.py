@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from tools import endgame_misjudged
+from tools.clock_stats import read_games
+from uci_engine.tablebases import Tablebases
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SYZYGY = REPO_ROOT.parent / "shared" / "data" / "syzygy"
@@ -43,9 +45,12 @@ def pgn(tmp_path: Path) -> Path:
 
 
 def test_it_finds_the_drawn_endgame_called_won_and_the_one_called_lost(pgn: Path) -> None:
-    import chess.syzygy
-    with chess.syzygy.open_tablebase(str(SYZYGY)) as tables:
-        summary = endgame_misjudged.summarise(endgame_misjudged.read_games([str(pgn)]), "Kestrel", tables, 4, 200)
+    tables = Tablebases()
+    assert tables.open(str(SYZYGY)) == []
+    probe = tables.wdl_prober(True)
+    assert probe is not None
+    summary = endgame_misjudged.summarise(read_games([pgn]), "Kestrel", probe, 4, 200)
+    tables.close()
     assert summary.games == 3 and len(summary.entries) == 3
     won, lost = summary.called_won(200), summary.called_lost(200)
     assert [(e.score, e.truth, e.result) for e in won] == [(1199, 0, 0)]

@@ -16,15 +16,16 @@ trades into them.
 from __future__ import annotations
 
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 import chess
 import chess.pgn
-import chess.syzygy
 
 from tools.arguments import USAGE_ERROR, ToolParser, fail, parse, readable_file
+from tools.clock_stats import read_games
 from tools.wdl_fit import SCORE
+from uci_engine.tablebases import Tablebases
 
 RESULTS = {"1-0": 1, "0-1": -1, "1/2-1/2": 0}
 
@@ -54,17 +55,22 @@ class Summary:
 
 
 def scored_moves(game: chess.pgn.Game, colour: chess.Color) -> Iterator[tuple[chess.Board, int]]:
-    """(the board after the move, the mover's score in centipawns) for each scored move of `colour`."""
+    """(the board after the move, the mover's score in centipawns) for each scored move of `colour`.
+    One board walks the game (a node's own board() replays it from the start); the board yielded is
+    that one, valid until the next step."""
+    board = game.board()
     for node in game.mainline():
-        if node.parent.board().turn != colour:
-            continue
-        match = SCORE.match(node.comment or "")
+        mover = board.turn
+        board.push(node.move)
+        match = SCORE.match(node.comment or "") if mover == colour else None
         if match:
-            yield node.board(), round(float(match.group(1)) * 100)
+            yield board, round(float(match.group(1)) * 100)
 
 
-def summarise(games: Iterable[chess.pgn.Game], player: str, tables: chess.syzygy.Tablebase,
+def summarise(games: Iterable[chess.pgn.Game], player: str, probe: Callable[[str], int | None],
               max_men: int, margin: int) -> Summary:
+    """`probe`: fen -> the side to move's WDL, 2 / 0 / -2 with the 50-move rule applied, None where the
+    tables do not hold the position (`Tablebases.wdl_prober(True)`)."""
     count = draws = draws_called_won = 0
     entries: list[Entry] = []
     for game in games:
@@ -80,25 +86,17 @@ def summarise(games: Iterable[chess.pgn.Game], player: str, tables: chess.syzygy
         for board, score in scored_moves(game, colour):
             best = score if best is None else max(best, score)
             if entry is None and chess.popcount(board.occupied) <= max_men and not board.castling_rights:
-                try:
-                    wdl = tables.probe_wdl(board)      # the side to move's view: the opponent's
-                except (KeyError, chess.syzygy.MissingTableError):
+                fen = board.fen()
+                wdl = probe(fen)                       # the side to move's view: the opponent's
+                if wdl is None:
                     continue
-                truth = 0 if abs(wdl) < 2 else (-1 if wdl > 0 else 1)
-                entry = Entry(board.fen(), score, truth, own_result)
+                entry = Entry(fen, score, -wdl // 2, own_result)
         if entry is not None:
             entries.append(entry)
         if own_result == 0:
             draws += 1
             draws_called_won += best is not None and best >= margin
     return Summary(count, entries, draws, draws_called_won)
-
-
-def read_games(paths: Iterable[str]) -> Iterator[chess.pgn.Game]:
-    for path in paths:
-        with open(path, errors="replace") as handle:
-            while (game := chess.pgn.read_game(handle)) is not None:
-                yield game
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -112,15 +110,14 @@ def main(argv: list[str] | None = None) -> int:
         return USAGE_ERROR
     if args.margin <= 0:
         return fail(parser.prog, "--margin must be above 0")
-    tables = chess.syzygy.Tablebase()
-    try:
-        found = tables.add_directory(args.syzygy)
-    except OSError as error:
-        return fail(parser.prog, f"--syzygy {args.syzygy}: {error.strerror or error}; give a folder of Syzygy tables")
-    if not found:
-        return fail(parser.prog, f"--syzygy {args.syzygy}: no Syzygy tables there (.rtbw files)")
-    max_men = max(sum(ch.isalpha() for ch in name.replace("v", "")) for name in tables.wdl)
-    summary = summarise(read_games(args.pgn), args.player, tables, max_men, args.margin)
+    tables = Tablebases()
+    problems = tables.open(args.syzygy)
+    probe = tables.wdl_prober(True)
+    if probe is None:
+        return fail(parser.prog, f"--syzygy {args.syzygy}: no Syzygy tables there (.rtbw files)"
+                    + "".join(f"; {problem}" for problem in problems))
+    max_men = tables.max_pieces
+    summary = summarise(read_games(args.pgn), args.player, probe, max_men, args.margin)
     won, lost = summary.called_won(args.margin), summary.called_lost(args.margin)
     print(f"{args.player}: {summary.games} games, {len(summary.entries)} reached the tables ({max_men} men) "
           f"by its own move; there it called {len(won)} won (>= +{args.margin} cp) that the tables do not, "
