@@ -28,6 +28,7 @@ from search.timeman cimport (elapsed_ms, hard_limit_reached, may_stop_early, ite
                              IterationSignals)
 from search.tbprobe cimport should_probe, probe_wdl, TB_NO_RESULT, VALUE_TB_WIN
 from eval.evaluator cimport evaluate_position
+from eval.draw_scale cimport scale_for_draws
 
 cdef extern from "clock.h" nogil:
     int load_flag "kestrel_load_flag"(int* flag)
@@ -71,6 +72,12 @@ cdef inline bint has_non_pawn_material(const Board* b, int colour) noexcept nogi
     return (b.by_colour[colour] & ~b.by_type[PAWN] & ~b.by_type[KING]) != 0
 
 
+cdef inline int static_evaluation(SearchState* s, const Board* b) noexcept nogil:
+    """The evaluation the search sees: the network's or the weighted one, scaled for draws if switched on."""
+    cdef int value = evaluate_position(&s.evaluator, b)
+    return scale_for_draws(b, value) if s.config.draw_scaling else value
+
+
 cdef inline void update_pv(SearchState* s, int ply, Move m) noexcept nogil:
     cdef int i
     s.pv_table[ply][ply] = m
@@ -102,7 +109,7 @@ cdef int quiescence(SearchState* s, int alpha, int beta, int ply) noexcept nogil
     if is_draw_by_rule(b, ply, False):
         return VALUE_DRAW
     if ply >= MAX_PLY - 1:
-        return evaluate_position(&s.evaluator, b) if not in_check else VALUE_DRAW
+        return static_evaluation(s, b) if not in_check else VALUE_DRAW
 
     tt_hit = s.config.quiescence_tt and tt_probe(s.tt, b.key, &entry)
     if tt_hit:
@@ -122,7 +129,7 @@ cdef int quiescence(SearchState* s, int alpha, int beta, int ply) noexcept nogil
             return -MATE + ply
         score_moves(s, &moves, tt_move, ply)
     else:
-        raw_eval = evaluate_position(&s.evaluator, b)
+        raw_eval = static_evaluation(s, b)
         stand_pat = raw_eval
         if stand_pat >= beta:
             return stand_pat
@@ -198,7 +205,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
             return VALUE_DRAW
         if not has_legal_move(b):
             return -MATE + ply if in_check else VALUE_DRAW
-        return evaluate_position(&s.evaluator, b)
+        return static_evaluation(s, b)
 
     if enter_node(s, ply):
         return 0
@@ -207,7 +214,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
         if is_draw_by_rule(&s.board, ply):
             return VALUE_DRAW
         if ply >= MAX_PLY - 1:
-            return evaluate_position(&s.evaluator, b) if not in_check else VALUE_DRAW
+            return static_evaluation(s, b) if not in_check else VALUE_DRAW
         # Mate distance pruning: no line from here can beat a mate already found nearer the root.
         if alpha < -MATE + ply:
             alpha = -MATE + ply
@@ -242,7 +249,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
                     or (tb_bound == BOUND_UPPER and tb_value <= alpha)):
                 tt_store(s.tt, b.key, depth + 6 if depth + 6 < MAX_PLY else MAX_PLY - 1,
                          score_to_tt(tb_value, ply), tb_bound, MOVE_NONE,
-                         0 if in_check else evaluate_position(&s.evaluator, b))
+                         0 if in_check else static_evaluation(s, b))
                 return tb_value
             # In a PV node the search goes on (it needs a line to show), within what the tables
             # allow: no worse than a win, no better than a loss.
@@ -259,7 +266,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
         s.static_eval[ply] = VALUE_NONE
         improving = False
     else:
-        raw_eval = entry.static_eval if tt_hit else evaluate_position(&s.evaluator, b)
+        raw_eval = entry.static_eval if tt_hit else static_evaluation(s, b)
         static_eval = raw_eval
         s.static_eval[ply] = static_eval
         improving = ply >= 2 and s.static_eval[ply - 2] != VALUE_NONE and static_eval > s.static_eval[ply - 2]

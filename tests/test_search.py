@@ -44,6 +44,8 @@ REFERENCE_FENS = random_positions(50, seed=2026)
 TECHNIQUES = ["tt_cutoffs", "null_move", "late_move_reductions", "internal_reduction", "reverse_futility",
               "futility", "late_move_pruning", "see_pruning", "check_extension", "quiescence", "quiescence_tt",
               "aspiration", "singular_extension"]
+# Switches of candidates, off by default while their SPRT runs (deleted or adopted after it).
+CANDIDATES = ["draw_scaling"]
 
 
 @pytest.fixture(scope="module")
@@ -100,13 +102,13 @@ def test_each_technique_has_its_own_switch() -> None:
 
 
 def test_configure_starts_from_the_adopted_techniques() -> None:
-    """The switches are the ones the tests name, every one on by default (a technique that
-    lost its games is deleted, not left off), and configure() sets the named switches and
-    returns every other one to its default."""
+    """The switches are the ones the tests name, every adopted one on by default and every
+    candidate off (a technique that lost its games is deleted, not left off), and configure()
+    sets the named switches and returns every other one to its default."""
     searcher = AlphaBetaSearcher(hash_mb=1)
     adopted = searcher.switches
-    assert set(adopted) == set(TECHNIQUES) | {"node_time_management"}
-    assert all(adopted.values())
+    assert set(adopted) == set(TECHNIQUES) | {"node_time_management"} | set(CANDIDATES)
+    assert all(on != (name in CANDIDATES) for name, on in adopted.items())
     searcher.configure(null_move=False, aspiration=False)
     assert searcher.switches == adopted | {"null_move": False, "aspiration": False}
     searcher.configure()
