@@ -63,16 +63,16 @@ def test_strong_side_is_checked() -> None:
         drawish_scale(Position(), 2)
 
 
-def test_the_switch_is_a_candidate_off_by_default() -> None:
-    assert AlphaBetaSearcher(hash_mb=1).switches["draw_scaling"] is False
+def test_the_switch_is_adopted_on_by_default() -> None:
+    assert AlphaBetaSearcher(hash_mb=1).switches["draw_scaling"] is True
 
 
-def test_search_sees_two_knights_as_a_draw_only_with_the_switch() -> None:
+def test_search_sees_two_knights_as_a_draw_unless_switched_off() -> None:
     position = Position("8/8/4k3/8/8/3NN3/4K3/8 w - - 0 1")
     searcher = AlphaBetaSearcher(hash_mb=8)
-    without = searcher.search(position, SearchLimits(depth=6)).value
-    searcher.configure(draw_scaling=True)
-    searcher.clear()
     with_scaling = searcher.search(position, SearchLimits(depth=6)).value
-    assert without > 200
+    searcher.configure(draw_scaling=False)
+    searcher.clear()
+    without = searcher.search(position, SearchLimits(depth=6)).value
     assert with_scaling == 0
+    assert without > 200
