@@ -15,6 +15,9 @@
 #   anything else                                    DRAW_SCALE_NORMAL
 #
 # Minor pieces count 3, rooks 5 and queens 9 (pawn units) for "ahead by".
+#
+# The alpha-beta search applies it to every static evaluation (search/alphabeta.pyx) under the
+# switch `draw_scaling` of SearchConfig, adopted by an SPRT (ledger `ab-draw-scaling-nnue7`).
 
 from search.board.types cimport Bitboard, PAWN
 from search.board.board cimport Board
