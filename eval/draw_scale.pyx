@@ -1,7 +1,7 @@
 """Draw knowledge the evaluation lacks (draw_scale.pxd): the factor, and its Python face for tests."""
 
 from search.board.types cimport (
-    Bitboard, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, WHITE, rank_of, file_of,
+    Bitboard, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, WHITE, file_of, square_distance,
 )
 from search.board.bitboard cimport popcount, lsb, DARK_SQUARES, FILE_A, FILE_H
 from search.board.position cimport Position
@@ -14,22 +14,12 @@ cdef inline int non_pawn_material(const Board* b, int colour) noexcept nogil:
             + 5 * popcount(ours & b.by_type[ROOK]) + 9 * popcount(ours & b.by_type[QUEEN]))
 
 
-cdef inline int chebyshev_distance(int a, int b) noexcept nogil:
-    cdef int files = file_of(a) - file_of(b), ranks = rank_of(a) - rank_of(b)
-    if files < 0:
-        files = -files
-    if ranks < 0:
-        ranks = -ranks
-    return files if files > ranks else ranks
-
-
 cdef int draw_scale(const Board* b, int strong_side) noexcept nogil:
     cdef int weak_side = 1 - strong_side
     cdef Bitboard ours = b.by_colour[strong_side]
     cdef Bitboard our_pawns = ours & b.by_type[PAWN]
     cdef Bitboard their_pawns = b.by_colour[weak_side] & b.by_type[PAWN]
     cdef Bitboard our_pieces = ours & ~b.by_type[PAWN] & ~b.by_type[KING]
-    cdef Bitboard corner_file
     cdef int ours_npm = non_pawn_material(b, strong_side)
     cdef int theirs_npm
     cdef int queening_square, their_king
@@ -46,8 +36,7 @@ cdef int draw_scale(const Board* b, int strong_side) noexcept nogil:
 
     if (our_pawns & ~FILE_A) and (our_pawns & ~FILE_H):
         return DRAW_SCALE_NORMAL        # pawns off the rook files, or on both
-    corner_file = FILE_A if our_pawns & FILE_A else FILE_H
-    queening_square = (7 if corner_file == FILE_H else 0) + (56 if strong_side == WHITE else 0)
+    queening_square = file_of(lsb(our_pawns)) + (56 if strong_side == WHITE else 0)
     if our_pieces:
         if our_pieces != (ours & b.by_type[BISHOP]) or popcount(our_pieces) != 1:
             return DRAW_SCALE_NORMAL
@@ -55,7 +44,7 @@ cdef int draw_scale(const Board* b, int strong_side) noexcept nogil:
         if ((our_pieces & DARK_SQUARES) != 0) == ((((<Bitboard>1) << queening_square) & DARK_SQUARES) != 0):
             return DRAW_SCALE_NORMAL
     their_king = lsb(b.by_colour[weak_side] & b.by_type[KING])
-    if chebyshev_distance(their_king, queening_square) > 1:
+    if square_distance(their_king, queening_square) > 1:
         return DRAW_SCALE_NORMAL
     return 16 if their_pawns else 0
 

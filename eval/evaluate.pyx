@@ -10,7 +10,7 @@ fills, mobility by attack lookups and popcount), so no state is kept between cal
 
 from search.board.types cimport (
     Bitboard, Move, WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, MOVE_CASTLING,
-    move_from, move_to, move_kind, piece_type_of,
+    move_from, move_to, move_kind, piece_type_of, square_distance,
 )
 from search.board.bitboard cimport (
     popcount, lsb, pop_lsb, square_bb, rook_attacks, bishop_attacks, queen_attacks, pawn_attacks_bb,
@@ -146,15 +146,6 @@ cdef inline Bitboard step_forward(Bitboard b, int colour) noexcept nogil:
 cdef inline int min_int(int x, int y) noexcept nogil:
     return x if x < y else y
 
-cdef inline int distance(int a, int b) noexcept nogil:
-    """King moves from square a to square b."""
-    cdef int files = (a & 7) - (b & 7), ranks = (a >> 3) - (b >> 3)
-    if files < 0:
-        files = -files
-    if ranks < 0:
-        ranks = -ranks
-    return files if files > ranks else ranks
-
 
 # ---------------------------------------------------------------- the terms
 
@@ -247,15 +238,15 @@ cdef void passed_pawn_details(const Board* b, int us, Bitboard passers, const At
             mg += steps * W.passed_free_mg
             eg += steps * W.passed_free_eg
         if our_king >= 0 and their_king >= 0:
-            ours_d = distance(our_king, stop)
-            theirs_d = distance(their_king, stop)
+            ours_d = square_distance(our_king, stop)
+            theirs_d = square_distance(their_king, stop)
             mg += steps * (min_int(theirs_d, 5) - min_int(ours_d, 5)) * W.passed_king_mg
             eg += steps * (min_int(theirs_d, 5) - min_int(ours_d, 5)) * W.passed_king_eg
             if pawn_ending and (path & b.occupied) == 0:
                 # The rule of the square: the pawn needs 7 - rank moves (one fewer from its
                 # first rank), the king its distance to the promotion square, one fewer on move.
                 promotion = (sq & 7) + (56 if us == WHITE else 0)
-                king_moves = distance(their_king, promotion) - (1 if b.side_to_move == them else 0)
+                king_moves = square_distance(their_king, promotion) - (1 if b.side_to_move == them else 0)
                 if min_int(7 - rank, 5) < king_moves:
                     mg += W.passed_unstoppable_mg
                     eg += W.passed_unstoppable_eg

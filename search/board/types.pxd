@@ -82,6 +82,15 @@ cdef inline int rank_of(int square) noexcept nogil:
 cdef inline int file_of(int square) noexcept nogil:
     return square & 7
 
+cdef inline int square_distance(int a, int b) noexcept nogil:
+    """King moves from square a to square b."""
+    cdef int files = file_of(a) - file_of(b), ranks = rank_of(a) - rank_of(b)
+    if files < 0:
+        files = -files
+    if ranks < 0:
+        ranks = -ranks
+    return files if files > ranks else ranks
+
 cdef inline Move make_move(int from_sq, int to_sq, int kind) noexcept nogil:
     return <Move>(from_sq | (to_sq << 6) | (kind << 12))
 
