@@ -24,10 +24,8 @@ import chess.pgn
 
 from tools.arguments import USAGE_ERROR, ToolParser, fail, parse, readable_file
 from tools.clock_stats import read_games
-from tools.wdl_fit import SCORE
+from tools.wdl_fit import SCORE, WHITE_OUTCOME
 from uci_engine.tablebases import Tablebases
-
-RESULTS = {"1-0": 1, "0-1": -1, "1/2-1/2": 0}
 
 
 @dataclass(frozen=True)
@@ -74,7 +72,7 @@ def summarise(games: Iterable[chess.pgn.Game], player: str, probe: Callable[[str
     count = draws = draws_called_won = 0
     entries: list[Entry] = []
     for game in games:
-        result = RESULTS.get(game.headers.get("Result", "*"))
+        result = WHITE_OUTCOME.get(game.headers.get("Result", "*"))
         colours = [c for c, tag in ((chess.WHITE, "White"), (chess.BLACK, "Black")) if game.headers.get(tag) == player]
         if result is None or len(colours) != 1:
             continue

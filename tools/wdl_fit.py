@@ -24,6 +24,8 @@ from tools.arguments import ToolParser, fail, parse, readable_file
 
 SCORE = re.compile(r"^\s*([+-]?\d+(?:\.\d+)?)/\d+")
 Sample = tuple[int, int, int]      # (cp rounded to 10, material, outcome +1/0/-1 for the mover)
+# A finished game's PGN result as White's outcome: +1 won, 0 drawn, -1 lost.
+WHITE_OUTCOME = {"1-0": 1, "0-1": -1, "1/2-1/2": 0}
 
 
 def samples_from_pgn(paths: Iterable[str], skip_moves: int = 8, player: str | None = None) -> Counter[Sample]:
@@ -34,9 +36,9 @@ def samples_from_pgn(paths: Iterable[str], skip_moves: int = 8, player: str | No
         with open(path) as handle:
             while (game := chess.pgn.read_game(handle)) is not None:
                 result = game.headers.get("Result")
-                if result not in ("1-0", "0-1", "1/2-1/2"):
+                if result not in WHITE_OUTCOME:
                     continue
-                white_outcome = {"1-0": 1, "0-1": -1, "1/2-1/2": 0}[result]
+                white_outcome = WHITE_OUTCOME[result]
                 board = game.board()
                 scored = {colour: player is None or game.headers.get(tag) == player
                           for colour, tag in ((chess.WHITE, "White"), (chess.BLACK, "Black"))}
