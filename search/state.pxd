@@ -29,6 +29,7 @@ cdef struct SearchConfig:
     bint node_time_management   # a clock search stops sooner the larger the best move's share of nodes
     bint singular_extension     # a hash move far better than the rest is searched a ply deeper
     bint draw_scaling           # the evaluation scaled toward 0 for material that cannot win (eval/draw_scale.pxd)
+    bint opposite_bishops_scaling   # candidate: bishops of opposite colours alone scaled toward 0 (eval/draw_scale.pxd)
 
 
 # Where every searcher starts: every technique on (each was adopted by an SPRT; one that lost is
@@ -51,6 +52,7 @@ cdef inline SearchConfig adopted_config() noexcept nogil:
     config.node_time_management = True
     config.singular_extension = True
     config.draw_scaling = True
+    config.opposite_bishops_scaling = False     # a candidate: on only with KESTREL_SEARCH_ON while its SPRT runs
     return config
 
 
