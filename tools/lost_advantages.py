@@ -1,0 +1,216 @@
+"""Advantages an engine did not convert: `python -m tools.lost_advantages PLAYER GAMES.pgn ... [--referee ENGINE]`.
+
+For each finished game of PLAYER that it did not win although its own score reached `--margin`
+centipawns, the tool finds the first such move and the move of its highest score, and reports
+where the advantage stood and where it went: the material on the board (`RB5 v RN4`: pieces, then pawns, the player's
+side first), the material balance, the kind of position (queens, rooks, minor pieces, opposite
+bishops, pawns), how many of its own moves the score stayed at or above the margin, and how the
+game ended.
+
+With `--referee`, a stronger engine (Stockfish at full strength, say) scores both positions at
+`--referee-depth`. A referee that also sees a win (`--agree`, +150 cp by default) says the
+advantage was real and the conversion failed: a search question. A referee that sees little says
+the player's evaluation invented it: an evaluation question. The tally at the end answers which of
+the two a match's lost advantages were.
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+import chess
+import chess.engine
+import chess.pgn
+
+from tools.arguments import USAGE_ERROR, ToolParser, fail, parse, readable_file
+from tools.clock_stats import read_games
+from tools.endgame_misjudged import scored_moves
+from tools.wdl_fit import WHITE_OUTCOME
+
+# Material in pawns, for the balance only: the usual 1/3/3/5/9.
+PAWNS_WORTH = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
+PIECE_LETTERS = ((chess.QUEEN, "Q"), (chess.ROOK, "R"), (chess.BISHOP, "B"), (chess.KNIGHT, "N"))
+
+
+@dataclass(frozen=True)
+class Moment:
+    """One position after the player's move, as the player scored it."""
+
+    fen: str
+    ply: int            # plies played from the game's start position when the move was made
+    score: int          # the player's own score for the move, centipawns
+
+
+@dataclass(frozen=True)
+class LostAdvantage:
+    """A game PLAYER drew or lost after its score reached the margin."""
+
+    first: Moment               # the first move scored at or above the margin
+    peak: Moment                # the highest-scored move (the first of equals)
+    moves_above: int            # the player's scored moves at or above the margin
+    result: int                 # 0 drawn, -1 lost
+    colour: chess.Color
+    plies: int                  # the game's length in plies
+
+
+def material_signature(board: chess.Board, colour: chess.Color) -> str:
+    """`RB5 v RN4`: each side's pieces (queens first) and its pawn count, `colour`'s side first."""
+    def side(c: chess.Color) -> str:
+        pieces = "".join(letter * len(board.pieces(kind, c)) for kind, letter in PIECE_LETTERS)
+        return f"{pieces}{len(board.pieces(chess.PAWN, c))}"
+    return f"{side(colour)} v {side(not colour)}"
+
+
+def material_balance(board: chess.Board, colour: chess.Color) -> int:
+    """`colour`'s material minus the other side's, in pawns (1/3/3/5/9)."""
+    return sum(worth * (len(board.pieces(kind, colour)) - len(board.pieces(kind, not colour)))
+               for kind, worth in PAWNS_WORTH.items())
+
+
+def position_kind(board: chess.Board) -> str:
+    """The kind of position by the pieces left: `queens` (any queen), `pawns` (no pieces),
+    `opposite bishops` (one bishop each, on different colours, nothing else), `rooks` (rooks and
+    nothing else but pawns), `rooks and minors`, `minors`."""
+    if board.queens:
+        return "queens"
+    pieces = board.knights | board.bishops | board.rooks
+    if not pieces:
+        return "pawns"
+    if not board.knights and not board.rooks and all(len(board.pieces(chess.BISHOP, c)) == 1 for c in chess.COLORS):
+        light = bool(board.bishops & chess.BB_LIGHT_SQUARES)
+        dark = bool(board.bishops & chess.BB_DARK_SQUARES)
+        if light and dark:
+            return "opposite bishops"
+    if board.rooks and not (board.knights | board.bishops):
+        return "rooks"
+    return "rooks and minors" if board.rooks else "minors"
+
+
+def player_colour(game: chess.pgn.Game, player: str) -> chess.Color | None:
+    """The colour PLAYER had in `game`, None where it played neither side or both."""
+    colours = [c for c, tag in ((chess.WHITE, "White"), (chess.BLACK, "Black")) if game.headers.get(tag) == player]
+    return colours[0] if len(colours) == 1 else None
+
+
+def numbered_scores(game: chess.pgn.Game, colour: chess.Color) -> Iterator[Moment]:
+    """Each scored move of `colour` as a Moment."""
+    start = game.board().ply()
+    for board, score in scored_moves(game, colour):
+        yield Moment(board.fen(), board.ply() - 1 - start, score)
+
+
+def find(games: Iterable[chess.pgn.Game], player: str, margin: int) -> tuple[int, list[LostAdvantage]]:
+    """(PLAYER's finished games that it did not win, the lost advantages among them)."""
+    not_won = 0
+    found: list[LostAdvantage] = []
+    for game in games:
+        outcome = WHITE_OUTCOME.get(game.headers.get("Result", "*"))
+        colour = player_colour(game, player)
+        if outcome is None or colour is None:
+            continue
+        own = outcome if colour == chess.WHITE else -outcome
+        if own == 1:
+            continue
+        not_won += 1
+        first = peak = None
+        above = 0
+        for moment in numbered_scores(game, colour):
+            if moment.score >= margin:
+                above += 1
+                first = first or moment
+            if peak is None or moment.score > peak.score:
+                peak = moment
+        if first is not None and peak is not None:
+            plies = len(list(game.mainline_moves()))
+            found.append(LostAdvantage(first, peak, above, own, colour, plies))
+    return not_won, found
+
+
+def referee_scorer(command: str, depth: int) -> tuple[Callable[[str, chess.Color], int | None], Callable[[], None]]:
+    """(fen, colour -> the referee's score for `colour` in centipawns (mates as +-10,000), a closer)."""
+    engine = chess.engine.SimpleEngine.popen_uci(shlex.split(command))
+    engine.configure({name: value for name, value in (("Threads", 1), ("Hash", 64)) if name in engine.options})
+
+    def score(fen: str, colour: chess.Color) -> int | None:
+        info = engine.analyse(chess.Board(fen), chess.engine.Limit(depth=depth))
+        pov = info.get("score")
+        return None if pov is None else pov.pov(colour).score(mate_score=10_000)
+
+    return score, engine.quit
+
+
+def report(player: str, not_won: int, found: list[LostAdvantage], margin: int,
+           referee: Callable[[str, chess.Color], int | None] | None, agree: int) -> list[str]:
+    """The report's lines: one per lost advantage, then the tallies."""
+    lines = [f"{player}: {not_won} games not won; in {len(found)} of them its score reached +{margin} cp"]
+    kinds: Counter[str] = Counter()
+    peak_kinds: Counter[str] = Counter()
+    verdicts: Counter[str] = Counter()
+    balances: Counter[str] = Counter()
+    for loss in found:
+        first_board, peak_board = chess.Board(loss.first.fen), chess.Board(loss.peak.fen)
+        kind, peak_kind = position_kind(first_board), position_kind(peak_board)
+        kinds[kind] += 1
+        peak_kinds[peak_kind] += 1
+        balance = material_balance(first_board, loss.colour)
+        balances["material up" if balance > 0 else "material even" if balance == 0 else "material down"] += 1
+        line = (f"  {'drawn' if loss.result == 0 else 'lost'} ({loss.plies} plies): first {loss.first.score:+d} "
+                f"at ply {loss.first.ply}, {material_signature(first_board, loss.colour)} ({balance:+d}, {kind}); "
+                f"peak {loss.peak.score:+d} at ply {loss.peak.ply}, {material_signature(peak_board, loss.colour)} "
+                f"({peak_kind}); {loss.moves_above} moves >= +{margin}")
+        if referee is not None:
+            first_says, peak_says = referee(loss.first.fen, loss.colour), referee(loss.peak.fen, loss.colour)
+            line += f"; referee {first_says:+d} / {peak_says:+d}" if None not in (first_says, peak_says) else "; referee: no score"
+            if first_says is not None and peak_says is not None:
+                verdicts["real (conversion failed)" if max(first_says, peak_says) >= agree
+                         else "invented (evaluation)"] += 1
+        lines += [line, f"    first: {loss.first.fen}", f"    peak:  {loss.peak.fen}"]
+    for title, tally in (("kind at the first move", kinds), ("balance at the first move", balances),
+                         ("kind at the peak", peak_kinds),
+                         (f"referee (real: >= +{agree} cp at the first or peak move)", verdicts)):
+        if tally:
+            lines.append(f"{title}: " + ", ".join(f"{name} {count}" for name, count in tally.most_common()))
+    return lines
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = ToolParser(prog="python -m tools.lost_advantages", description=__doc__.split("\n\n")[0])
+    parser.add_argument("player", help="the engine's name in the PGN's White/Black tags")
+    parser.add_argument("pgn", nargs="+", type=readable_file, help="PGN files with score comments")
+    parser.add_argument("--margin", type=int, default=200, help="centipawns that count as an advantage (200)")
+    parser.add_argument("--referee", help="a UCI engine's command line that scores the positions (/usr/games/stockfish)")
+    parser.add_argument("--referee-depth", type=int, default=20, help="the referee's depth (20)")
+    parser.add_argument("--agree", type=int, default=150,
+                        help="the referee's centipawns that make an advantage real (150)")
+    args = parse(parser, argv)
+    if args is None:
+        return USAGE_ERROR
+    if args.margin <= 0 or args.referee_depth <= 0:
+        return fail(parser.prog, "--margin and --referee-depth must be above 0")
+    not_won, found = find(read_games(args.pgn), args.player, args.margin)
+    referee = close = None
+    if args.referee is not None:
+        try:
+            referee, close = referee_scorer(args.referee, args.referee_depth)
+        except (OSError, chess.engine.EngineError, TimeoutError) as problem:
+            return fail(parser.prog, f"--referee {args.referee}: cannot start it as a UCI engine ({problem})")
+    try:
+        lines = report(args.player, not_won, found, args.margin, referee, args.agree)
+    except (chess.engine.EngineError, TimeoutError) as problem:
+        return fail(parser.prog, f"--referee {args.referee}: it stopped answering ({problem or type(problem).__name__})")
+    finally:
+        if close is not None:
+            try:
+                close()
+            except (chess.engine.EngineError, TimeoutError):
+                pass                    # it is gone already; the report or its failure stands
+    print("\n".join(lines))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
