@@ -29,6 +29,7 @@ from search.timeman cimport (elapsed_ms, hard_limit_reached, may_stop_early, ite
 from search.tbprobe cimport should_probe, probe_wdl, TB_NO_RESULT, VALUE_TB_WIN
 from eval.evaluator cimport evaluate_position
 from eval.draw_scale cimport scale_for_draws, scale_opposite_bishops
+from eval.mating cimport score_kbn_versus_king
 
 cdef extern from "clock.h" nogil:
     int load_flag "kestrel_load_flag"(int* flag)
@@ -73,8 +74,11 @@ cdef inline bint has_non_pawn_material(const Board* b, int colour) noexcept nogi
 
 
 cdef inline int static_evaluation(SearchState* s, const Board* b) noexcept nogil:
-    """The evaluation the search sees: the network's or the weighted one, scaled for draws if switched on."""
+    """The evaluation the search sees: the network's or the weighted one, KBN v K's own score and
+    scaled for draws where those are switched on."""
     cdef int value = evaluate_position(&s.evaluator, b)
+    if s.config.kbn_mating:
+        value = score_kbn_versus_king(b, value)
     if s.config.draw_scaling:
         value = scale_for_draws(b, value)
     if s.config.opposite_bishops_scaling:

@@ -29,6 +29,7 @@ cdef struct SearchConfig:
     bint node_time_management   # a clock search stops sooner the larger the best move's share of nodes
     bint singular_extension     # a hash move far better than the rest is searched a ply deeper
     bint draw_scaling           # the evaluation scaled toward 0 for material that cannot win (eval/draw_scale.pxd)
+    bint kbn_mating             # KBN v K scored to drive the lone king into a corner of the bishop's colour (eval/mating.pxd)
     bint opposite_bishops_scaling   # candidate: bishops of opposite colours alone scaled toward 0 (eval/draw_scale.pxd)
 
 
@@ -52,6 +53,7 @@ cdef inline SearchConfig adopted_config() noexcept nogil:
     config.node_time_management = True
     config.singular_extension = True
     config.draw_scaling = True
+    config.kbn_mating = True
     config.opposite_bishops_scaling = False     # a candidate: on only with KESTREL_SEARCH_ON while its SPRT runs
     return config
 

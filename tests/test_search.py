@@ -43,7 +43,7 @@ REFERENCE_FENS = random_positions(50, seed=2026)
 # (node_time_management acts on the clock and has a test of its own).
 TECHNIQUES = ["tt_cutoffs", "null_move", "late_move_reductions", "internal_reduction", "reverse_futility",
               "futility", "late_move_pruning", "see_pruning", "check_extension", "quiescence", "quiescence_tt",
-              "aspiration", "singular_extension", "draw_scaling"]
+              "aspiration", "singular_extension", "draw_scaling", "kbn_mating"]
 # Switches of candidates, off by default while their SPRT runs (deleted or adopted after it).
 CANDIDATES: list[str] = ["opposite_bishops_scaling"]
 
@@ -82,7 +82,8 @@ def test_each_technique_has_its_own_switch() -> None:
     matches measure what they claim to), and the answer stays a legal move."""
     fens = REFERENCE_FENS[:12] + ["r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
                                   "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1",
-                                  "8/8/4k3/5b2/8/8/3RK3/8 w - - 0 1"]     # rook against bishop: draw_scaling
+                                  "8/8/4k3/5b2/8/8/3RK3/8 w - - 0 1",     # rook against bishop: draw_scaling
+                                  "8/8/8/4k3/8/8/8/KBN5 w - - 0 1"]       # KBN v K: kbn_mating
 
     def total_nodes(**switched_off: bool) -> int:
         searcher = AlphaBetaSearcher(hash_mb=8)
