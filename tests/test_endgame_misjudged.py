@@ -12,36 +12,31 @@ from tools import endgame_misjudged
 from tools.clock_stats import read_games
 from uci_engine.tablebases import Tablebases
 
+from pgn_files import pgn_file, scored_game
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SYZYGY = REPO_ROOT.parent / "shared" / "data" / "syzygy"
 
 
-def _game(white: str, black: str, fen: str, result: str, moves: str) -> str:
-    return (f'[White "{white}"]\n[Black "{black}"]\n[Result "{result}"]\n[SetUp "1"]\n[FEN "{fen}"]\n\n'
-            f"{moves} {result}\n\n")
-
-
 GAMES = (
     # Kestrel takes the last pawn into KNN v K, a draw, and calls it +11.99.
-    _game("Kestrel", "Stockfish", "4k3/8/8/8/8/8/3p4/2K1N1N1 w - - 0 1", "1/2-1/2",
-          "1. Kxd2 {+11.99/20 0.5s} Ke7 {0.00/30 0.1s}")
+    scored_game("Kestrel", "Stockfish", "4k3/8/8/8/8/8/3p4/2K1N1N1 w - - 0 1", "1/2-1/2",
+                "1. Kxd2 {+11.99/20 0.5s} Ke7 {0.00/30 0.1s}")
     # Kestrel (Black) calls KQ v KP won, and it is.
-    + _game("Stockfish", "Kestrel", "3qk3/8/8/8/8/8/7P/3K4 b - - 0 1", "0-1",
-            "1... Qh4 {+9.00/18 0.4s} 2. Ke2 {-9.50/25 0.1s}")
+    + scored_game("Stockfish", "Kestrel", "3qk3/8/8/8/8/8/7P/3K4 b - - 0 1", "0-1",
+                "1... Qh4 {+9.00/18 0.4s} 2. Ke2 {-9.50/25 0.1s}")
     # Kestrel calls K v KNN lost; it is a draw.
-    + _game("Kestrel", "Stockfish", "8/8/8/8/8/5k2/8/K1n1n3 w - - 0 1", "1/2-1/2",
-            "1. Kb2 {-5.00/15 0.3s} Ke3 {0.00/30 0.1s}")
+    + scored_game("Kestrel", "Stockfish", "8/8/8/8/8/5k2/8/K1n1n3 w - - 0 1", "1/2-1/2",
+                "1. Kb2 {-5.00/15 0.3s} Ke3 {0.00/30 0.1s}")
     # A game without Kestrel does not count.
-    + _game("Phalanx", "Stockfish", "4k3/8/8/8/8/8/3p4/2K1N1N1 w - - 0 1", "1/2-1/2",
-            "1. Kxd2 {+11.99/20 0.5s} Ke7 {0.00/30 0.1s}")
+    + scored_game("Phalanx", "Stockfish", "4k3/8/8/8/8/8/3p4/2K1N1N1 w - - 0 1", "1/2-1/2",
+                "1. Kxd2 {+11.99/20 0.5s} Ke7 {0.00/30 0.1s}")
 )
 
 
 @pytest.fixture
 def pgn(tmp_path: Path) -> Path:
-    path = tmp_path / "games.pgn"
-    path.write_text(GAMES)
-    return path
+    return pgn_file(tmp_path, GAMES)
 
 
 def test_it_finds_the_drawn_endgame_called_won_and_the_one_called_lost(pgn: Path) -> None:

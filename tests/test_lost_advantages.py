@@ -13,36 +13,31 @@ import pytest
 from tools import lost_advantages
 from tools.clock_stats import read_games
 
+from pgn_files import pgn_file, scored_game
+
 REPO_ROOT = Path(__file__).resolve().parent.parent
 OPPOSITE_BISHOPS = "8/5k2/2b3p1/8/4P3/2B2PP1/5K2/8 w - - 0 1"
 
 
-def _game(white: str, black: str, fen: str, result: str, moves: str) -> str:
-    return (f'[White "{white}"]\n[Black "{black}"]\n[Result "{result}"]\n[SetUp "1"]\n[FEN "{fen}"]\n\n'
-            f"{moves} {result}\n\n")
-
-
 GAMES = (
     # Kestrel (White), two pawns up with bishops of opposite colours, calls it +2.50, then +3.10; drawn.
-    _game("Kestrel", "Stockfish", OPPOSITE_BISHOPS, "1/2-1/2",
-          "1. Ke3 {+1.50/20 0.5s} Ke6 {0.00/30 0.1s} 2. Kd4 {+2.50/20 0.5s} Kd6 {0.00/30 0.1s} "
-          "3. g4 {+3.10/20 0.5s} Bb5 {0.00/30 0.1s} 4. f4 {+2.20/20 0.5s} Bc6 {0.00/30 0.1s}")
+    scored_game("Kestrel", "Stockfish", OPPOSITE_BISHOPS, "1/2-1/2",
+                "1. Ke3 {+1.50/20 0.5s} Ke6 {0.00/30 0.1s} 2. Kd4 {+2.50/20 0.5s} Kd6 {0.00/30 0.1s} "
+                "3. g4 {+3.10/20 0.5s} Bb5 {0.00/30 0.1s} 4. f4 {+2.20/20 0.5s} Bc6 {0.00/30 0.1s}")
     # Kestrel (Black) reaches +2.10 and loses.
-    + _game("Stockfish", "Kestrel", chess.STARTING_FEN, "1-0",
-            "1. e4 {+0.30/20 0.1s} e5 {+2.10/10 0.2s} 2. Nf3 {+0.30/20 0.1s} Nc6 {-1.00/10 0.2s}")
+    + scored_game("Stockfish", "Kestrel", chess.STARTING_FEN, "1-0",
+                "1. e4 {+0.30/20 0.1s} e5 {+2.10/10 0.2s} 2. Nf3 {+0.30/20 0.1s} Nc6 {-1.00/10 0.2s}")
     # Won games and games that never reached the margin do not count as lost advantages.
-    + _game("Kestrel", "Stockfish", chess.STARTING_FEN, "1-0", "1. e4 {+2.50/20 0.5s} e5 {0.00/30 0.1s}")
-    + _game("Kestrel", "Stockfish", chess.STARTING_FEN, "1/2-1/2", "1. e4 {+1.99/20 0.5s} e5 {0.00/30 0.1s}")
+    + scored_game("Kestrel", "Stockfish", chess.STARTING_FEN, "1-0", "1. e4 {+2.50/20 0.5s} e5 {0.00/30 0.1s}")
+    + scored_game("Kestrel", "Stockfish", chess.STARTING_FEN, "1/2-1/2", "1. e4 {+1.99/20 0.5s} e5 {0.00/30 0.1s}")
     # Neither side is Kestrel.
-    + _game("Phalanx", "Stockfish", chess.STARTING_FEN, "1/2-1/2", "1. e4 {+5.00/20 0.5s} e5 {0.00/30 0.1s}")
+    + scored_game("Phalanx", "Stockfish", chess.STARTING_FEN, "1/2-1/2", "1. e4 {+5.00/20 0.5s} e5 {0.00/30 0.1s}")
 )
 
 
 @pytest.fixture
 def pgn(tmp_path: Path) -> Path:
-    path = tmp_path / "games.pgn"
-    path.write_text(GAMES)
-    return path
+    return pgn_file(tmp_path, GAMES)
 
 
 def test_it_finds_the_first_and_highest_scores_of_the_games_not_won(pgn: Path) -> None:

@@ -1,0 +1,19 @@
+"""PGN text for the tools that read match games: one game from a start position with the runner's
+score comments (`{+1.23/12 0.5s}`), and a file of such games."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def scored_game(white: str, black: str, fen: str, result: str, moves: str) -> str:
+    """One game's PGN: the players, the result, the start position and `moves` with their comments."""
+    return (f'[White "{white}"]\n[Black "{black}"]\n[Result "{result}"]\n[SetUp "1"]\n[FEN "{fen}"]\n\n'
+            f"{moves} {result}\n\n")
+
+
+def pgn_file(directory: Path, games: str) -> Path:
+    """`games` written to directory/games.pgn."""
+    path = directory / "games.pgn"
+    path.write_text(games)
+    return path
