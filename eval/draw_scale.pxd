@@ -22,8 +22,9 @@
 # Opposite-coloured bishops (scale_opposite_bishops below, the switch `opposite_bishops_scaling`):
 # with one bishop each, on squares of different colours, and nothing else but pawns, the
 # defender's bishop and king blockade the squares the other bishop cannot reach, and one or two
-# extra pawns rarely win.  Against Stockfish, Kestrel drew 8 such endings in 200 games in which its
-# score had reached +6 to +11 (tools/lost_advantages.py).
+# extra pawns rarely win.  Against Stockfish, Kestrel drew all 10 games of 200 whose highest score
+# (+2.5 to +11.3) came in such an ending; Stockfish at full strength saw at most +0.44 in 9 of those
+# positions (docs/nnue.md, tools/lost_advantages.py).
 #
 #   bishops only, opposite colours, ahead by at most two pawns        16
 #   the same, ahead by three or more                                  32

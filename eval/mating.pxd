@@ -18,9 +18,9 @@
 # king cannot be held at the edge.  KBN_WIN keeps the score above any position the net calls won
 # by less, and far below mate and tablebase scores.
 
-from search.board.types cimport BISHOP, KNIGHT, KING, WHITE, BLACK, file_of, rank_of, square_distance
+from search.board.types cimport BISHOP, KNIGHT, WHITE, BLACK
 from search.board.board cimport Board
-from search.board.bitboard cimport DARK_SQUARES, popcount, lsb
+from search.board.bitboard cimport popcount
 
 cdef enum:
     KBN_WIN = 1000
