@@ -59,8 +59,3 @@ def drawish_scale(Position position not None, strong_side: int) -> int:
 def scaled_for_draws(Position position not None, value: int) -> int:
     """`value` (centipawns, side to move's view) as the search sees it with draw scaling on."""
     return scale_for_draws(position.board, value)
-
-
-def scaled_for_opposite_bishops(Position position not None, value: int) -> int:
-    """`value` (centipawns, side to move's view) as the search sees it with `opposite_bishops_scaling` on."""
-    return scale_opposite_bishops(position.board, value)

@@ -28,7 +28,7 @@ from search.timeman cimport (elapsed_ms, hard_limit_reached, may_stop_early, ite
                              IterationSignals)
 from search.tbprobe cimport should_probe, probe_wdl, TB_NO_RESULT, VALUE_TB_WIN
 from eval.evaluator cimport evaluate_position
-from eval.draw_scale cimport scale_for_draws, scale_opposite_bishops
+from eval.draw_scale cimport scale_for_draws
 from eval.mating cimport score_kbn_versus_king
 
 cdef extern from "clock.h" nogil:
@@ -81,8 +81,6 @@ cdef inline int static_evaluation(SearchState* s, const Board* b) noexcept nogil
         value = score_kbn_versus_king(b, value)
     if s.config.draw_scaling:
         value = scale_for_draws(b, value)
-    if s.config.opposite_bishops_scaling:
-        value = scale_opposite_bishops(b, value)
     return value
 
 

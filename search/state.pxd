@@ -30,11 +30,10 @@ cdef struct SearchConfig:
     bint singular_extension     # a hash move far better than the rest is searched a ply deeper
     bint draw_scaling           # the evaluation scaled toward 0 for material that cannot win (eval/draw_scale.pxd)
     bint kbn_mating             # KBN v K scored to drive the lone king into a corner of the bishop's colour (eval/mating.pxd)
-    bint opposite_bishops_scaling   # candidate: bishops of opposite colours alone scaled toward 0 (eval/draw_scale.pxd)
 
 
-# Where every searcher starts: every technique on (each was adopted by an SPRT; one that lost is
-# deleted, not left off).  AlphaBetaSearcher.configure() switches them off from here for ablation,
+# Where every searcher starts: every technique on (each was adopted by games: an SPRT, or for
+# kbn_mating the mate drill against the tables; one that lost is deleted, not left off).  AlphaBetaSearcher.configure() switches them off from here for ablation,
 # and the MCTS leaves search with it (aspiration off), so a new technique is switched on in one place.
 cdef inline SearchConfig adopted_config() noexcept nogil:
     cdef SearchConfig config
@@ -54,7 +53,6 @@ cdef inline SearchConfig adopted_config() noexcept nogil:
     config.singular_extension = True
     config.draw_scaling = True
     config.kbn_mating = True
-    config.opposite_bishops_scaling = False     # a candidate: on only with KESTREL_SEARCH_ON while its SPRT runs
     return config
 
 

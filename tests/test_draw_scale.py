@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from eval.draw_scale import drawish_scale, scaled_for_draws, scaled_for_opposite_bishops
+from eval.draw_scale import drawish_scale, scaled_for_draws
 from search.alphabeta_searcher import AlphaBetaSearcher
 from search.board import Position
 from search.limits import SearchLimits
@@ -76,32 +76,3 @@ def test_search_sees_two_knights_as_a_draw_unless_switched_off() -> None:
     without = searcher.search(position, SearchLimits(depth=6)).value
     assert with_scaling == 0
     assert without > 200
-
-
-# (FEN, a value from the side to move's view, the value the search sees with opposite_bishops_scaling)
-OPPOSITE_BISHOPS = {
-    "two pawns up, bishops opposite: a quarter": ("8/5k2/2b3p1/8/4P3/2B2PP1/5K2/8 w - - 0 1", 400, 100),
-    "three pawns up: a half": ("8/5k2/2b5/8/4P3/2B2PP1/5K2/8 w - - 0 1", 600, 300),
-    "Black's advantage, White to move": ("8/5k2/2b2pp1/8/4P3/2B5/5K2/8 w - - 0 1", -400, -100),
-    "the side the value favours is the one scaled": ("8/5k2/2b2pp1/8/4P3/2B5/5K2/8 b - - 0 1", 400, 100),
-    "bishops of the same colour are left alone": ("8/5k2/1b4p1/8/4P3/2B2PP1/5K2/8 w - - 0 1", 400, 400),
-    "a rook beside them is left alone": ("8/5k2/2b3p1/8/4P3/2B2PP1/5K2/R7 w - - 0 1", 400, 400),
-    "two bishops against one are left alone": ("8/5k2/2b3p1/8/4P3/2BB1PP1/5K2/8 w - - 0 1", 400, 400),
-}
-
-
-@pytest.mark.parametrize("name", sorted(OPPOSITE_BISHOPS))
-def test_opposite_bishops(name: str) -> None:
-    fen, value, seen = OPPOSITE_BISHOPS[name]
-    assert scaled_for_opposite_bishops(Position(fen), value) == seen
-
-
-def test_opposite_bishops_scaling_is_a_candidate_off_by_default() -> None:
-    position = Position("8/5k2/2b5/8/4P3/2B2PP1/5K2/8 w - - 0 1")      # three pawns up
-    searcher = AlphaBetaSearcher(hash_mb=8)
-    assert searcher.switches["opposite_bishops_scaling"] is False
-    without = searcher.search(position, SearchLimits(depth=6)).value
-    searcher.configure(opposite_bishops_scaling=True)
-    searcher.clear()
-    scaled = searcher.search(position, SearchLimits(depth=6)).value
-    assert 0 < scaled < without
