@@ -49,6 +49,7 @@ def test_the_switch_is_adopted_on_by_default() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.debian  # ../shared/data's Syzygy tables
 def test_the_search_mates_against_the_tables_defence() -> None:
     tables = chess.syzygy.open_tablebase(str(SYZYGY))
     with tables:
@@ -65,3 +66,18 @@ def test_drill_signatures() -> None:
     for bad in ("KBN", "BNvK", "KXvK", "KKvK"):
         with pytest.raises(ValueError):
             mate_drill.parse_signature(bad)
+
+
+@pytest.mark.debian  # ../shared/data's Syzygy tables
+@pytest.mark.parametrize(("arguments", "message"), [
+    (["KBNvK", "--fen", "garbage"], "--fen garbage: "),
+    (["KBNvK", "--fen", "8/8/8/8/8/8/8/K6k w - - 0 1"], "not a win for the side to move by the tables"),
+    (["KRRRvK", "--positions", "1"], "KRRRvK: the tables given do not hold this ending"),
+    (["KXvK"], "X is no piece letter"),
+    (["KBNvK", "--on", "no_such_switch"], "no switch no_such_switch"),
+])
+def test_the_drill_reports_bad_input_in_one_line(arguments: list[str], message: str,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    assert mate_drill.main([*arguments, "--syzygy", str(SYZYGY)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.splitlines()) == 1

@@ -164,8 +164,10 @@ def report(player: str, not_won: int, found: list[LostAdvantage], margin: int,
                 f"({peak_kind}); {loss.moves_above} moves >= +{margin}")
         if referee is not None:
             first_says, peak_says = referee(loss.first.fen, loss.colour), referee(loss.peak.fen, loss.colour)
-            line += f"; referee {first_says:+d} / {peak_says:+d}" if None not in (first_says, peak_says) else "; referee: no score"
-            if first_says is not None and peak_says is not None:
+            if first_says is None or peak_says is None:
+                line += "; referee: no score"
+            else:
+                line += f"; referee {first_says:+d} / {peak_says:+d}"
                 verdicts["real (conversion failed)" if max(first_says, peak_says) >= agree
                          else "invented (evaluation)"] += 1
         lines += [line, f"    first: {loss.first.fen}", f"    peak:  {loss.peak.fen}"]
@@ -182,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("player", help="the engine's name in the PGN's White/Black tags")
     parser.add_argument("pgn", nargs="+", type=readable_file, help="PGN files with score comments")
     parser.add_argument("--margin", type=int, default=200, help="centipawns that count as an advantage (200)")
-    parser.add_argument("--referee", help="a UCI engine's command line that scores the positions (/usr/games/stockfish)")
+    parser.add_argument("--referee", help="a UCI engine's command line to score the positions (/usr/games/stockfish)")
     parser.add_argument("--referee-depth", type=int, default=20, help="the referee's depth (20)")
     parser.add_argument("--agree", type=int, default=150,
                         help="the referee's centipawns that make an advantage real (150)")
@@ -201,7 +203,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         lines = report(args.player, not_won, found, args.margin, referee, args.agree)
     except (chess.engine.EngineError, TimeoutError) as problem:
-        return fail(parser.prog, f"--referee {args.referee}: it stopped answering ({problem or type(problem).__name__})")
+        reason = problem or type(problem).__name__
+        return fail(parser.prog, f"--referee {args.referee}: it stopped answering ({reason})")
     finally:
         if close is not None:
             try:

@@ -62,11 +62,14 @@ def random_won_positions(signature: str, count: int, seed: int, tables: chess.sy
             break
         board = chess.Board(None)
         men = [(kind, chess.WHITE) for kind in strong] + [(kind, chess.BLACK) for kind in weak]
-        for (kind, colour), square in zip(men, rng.sample(chess.SQUARES, len(men))):
+        for (kind, colour), square in zip(men, rng.sample(chess.SQUARES, len(men)), strict=True):
             board.set_piece_at(square, chess.Piece(kind, colour))
         if not board.is_valid() or board.is_game_over() or board.pawns & (chess.BB_RANK_1 | chess.BB_RANK_8):
             continue
-        if tables.get_wdl(board) == 2:
+        wdl = tables.get_wdl(board)
+        if wdl is None:
+            raise ValueError(f"{signature}: the tables given do not hold this ending")
+        if wdl == 2:
             found.append(board.fen())
     if len(found) < count:
         raise ValueError(f"{signature}: found {len(found)} won positions of the {count} asked for")
@@ -118,7 +121,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--syzygy", required=True, help="a folder of Syzygy tables holding the ending (.rtbw, .rtbz)")
     parser.add_argument("--positions", type=int, default=16, help="random start positions (16)")
     parser.add_argument("--seed", type=int, default=1, help="the random positions' seed (1)")
-    parser.add_argument("--fen", action="append", default=[], help="a start position (repeatable; instead of random ones)")
+    parser.add_argument("--fen", action="append", default=[],
+                        help="a start position (repeatable; instead of random ones)")
     parser.add_argument("--nodes", type=int, default=100_000, help="the searcher's nodes a move (100,000)")
     parser.add_argument("--off", action="append", default=[], help="a search switch to turn off (repeatable)")
     parser.add_argument("--on", action="append", default=[], help="a search switch to turn on (repeatable)")
@@ -138,7 +142,11 @@ def main(argv: list[str] | None = None) -> int:
             fens = args.fen or random_won_positions(args.signature, args.positions, args.seed, tables)
             drills = []
             for fen in fens:
-                if tables.get_wdl(chess.Board(fen)) != 2:
+                try:
+                    board = chess.Board(fen)
+                except ValueError as problem:
+                    return fail(parser.prog, f"--fen {fen}: {problem}")
+                if tables.get_wdl(board) != 2:
                     return fail(parser.prog, f"--fen {fen}: not a win for the side to move by the tables")
                 drill = play(fen, searcher, args.nodes, tables)
                 print(f"{drill.fen}: {drill.end} after {drill.moves} moves ({drill.final_fen})", flush=True)
