@@ -81,3 +81,13 @@ def test_the_drill_reports_bad_input_in_one_line(arguments: list[str], message: 
     assert mate_drill.main([*arguments, "--syzygy", str(SYZYGY)]) == 2
     err = capsys.readouterr().err
     assert message in err and len(err.splitlines()) == 1
+
+
+@pytest.mark.debian  # ../shared/data's Syzygy tables
+def test_the_drill_drives_the_mcts_searcher_too(capsys: pytest.CaptureFixture[str]) -> None:
+    # KQ v K, mate in one for White (Qg7#): any searcher that finds it scores a mate in one move.
+    assert mate_drill.main(["KQvK", "--fen", "7k/8/5K2/8/8/8/6Q1/8 w - - 0 1", "--nodes", "2000",
+                            "--searcher", "mcts", "--syzygy", str(SYZYGY)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0].startswith("7k/8/5K2/8/8/8/6Q1/8 w - - 0 1: mate after 1 moves")
+    assert out[-1] == "KQvK: mated 1 of 1 at 2,000 nodes a move, in 1.0 moves on average"

@@ -1,7 +1,7 @@
 """Can the engine win a won ending? `python -m tools.mate_drill KBNvK --syzygy DIR [--positions N] [--nodes N]`.
 
-Kestrel's alpha-beta searcher, at a fixed number of nodes a move and without tablebases, plays the
-stronger side of won endings against a perfect defender: the Syzygy tables, which pick the move
+Kestrel's alpha-beta searcher (or `--searcher mcts`), at a fixed number of nodes a move and without
+tablebases, plays the stronger side of won endings against a perfect defender: the Syzygy tables, which pick the move
 that keeps the draw if there is one, else the one that puts the next capture or mate furthest away
 (the largest DTZ). The ending is a material signature (`KBNvK`, `KRvK`, `KQvKR`: the stronger
 side's men first); the start positions are drawn at random with `--seed`, with the stronger side to
@@ -25,6 +25,8 @@ import chess.syzygy
 from search.alphabeta_searcher import AlphaBetaSearcher
 from search.board import Position
 from search.limits import SearchLimits
+from search.mcts_searcher import MCTSSearcher
+from search.searcher import Searcher
 from tools.arguments import USAGE_ERROR, ToolParser, fail, parse
 
 PIECES = {"K": chess.KING, "Q": chess.QUEEN, "R": chess.ROOK, "B": chess.BISHOP, "N": chess.KNIGHT, "P": chess.PAWN}
@@ -89,7 +91,7 @@ def defend(board: chess.Board, tables: chess.syzygy.Tablebase) -> chess.Move:
     return max(board.legal_moves, key=merit)
 
 
-def play(fen: str, searcher: AlphaBetaSearcher, nodes: int, tables: chess.syzygy.Tablebase) -> Drill:
+def play(fen: str, searcher: Searcher, nodes: int, tables: chess.syzygy.Tablebase) -> Drill:
     """One game from `fen`: the searcher attacks at `nodes` a move, the tables defend."""
     board = chess.Board(fen)
     position = Position(fen)
@@ -124,6 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--fen", action="append", default=[],
                         help="a start position (repeatable; instead of random ones)")
     parser.add_argument("--nodes", type=int, default=100_000, help="the searcher's nodes a move (100,000)")
+    parser.add_argument("--searcher", choices=("alphabeta", "mcts"), default="alphabeta",
+                        help="the searcher that attacks (alphabeta); MCTS switches its leaves' searches too")
     parser.add_argument("--off", action="append", default=[], help="a search switch to turn off (repeatable)")
     parser.add_argument("--on", action="append", default=[], help="a search switch to turn on (repeatable)")
     args = parse(parser, argv)
@@ -136,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as problem:
         return fail(parser.prog, f"--syzygy {args.syzygy}: {problem}")
     with tables:
-        searcher = AlphaBetaSearcher(hash_mb=16)
+        searcher: Searcher = MCTSSearcher(hash_mb=16) if args.searcher == "mcts" else AlphaBetaSearcher(hash_mb=16)
         try:
             searcher.configure(**{name: False for name in args.off} | {name: True for name in args.on})
             fens = args.fen or random_won_positions(args.signature, args.positions, args.seed, tables)
