@@ -140,7 +140,8 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError) as problem:
         return fail(parser.prog, f"--syzygy {args.syzygy}: {problem}")
     with tables:
-        searcher: Searcher = MCTSSearcher(hash_mb=16) if args.searcher == "mcts" else AlphaBetaSearcher(hash_mb=16)
+        searcher: AlphaBetaSearcher | MCTSSearcher = (
+            MCTSSearcher(hash_mb=16) if args.searcher == "mcts" else AlphaBetaSearcher(hash_mb=16))
         try:
             searcher.configure(**{name: False for name in args.off} | {name: True for name in args.on})
             fens = args.fen or random_won_positions(args.signature, args.positions, args.seed, tables)

@@ -1,0 +1,6 @@
+"""Type stub of the compiled module eval.draw_scale (see draw_scale.pxd)."""
+
+from search.board.position import Position
+
+def drawish_scale(position: Position, strong_side: int) -> int: ...
+def scaled_for_draws(position: Position, value: int) -> int: ...
