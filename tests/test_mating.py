@@ -9,6 +9,7 @@ import chess.syzygy
 import pytest
 
 from eval.mating import kbn_score
+from eval.networks import builtin_network
 from search.alphabeta_searcher import AlphaBetaSearcher
 from search.board import Position
 from tools import mate_drill
@@ -91,3 +92,17 @@ def test_the_drill_drives_the_mcts_searcher_too(capsys: pytest.CaptureFixture[st
     out = capsys.readouterr().out.splitlines()
     assert out[0].startswith("7k/8/5K2/8/8/8/6Q1/8 w - - 0 1: mate after 1 moves")
     assert out[-1] == "KQvK: mated 1 of 1 at 2,000 nodes a move, in 1.0 moves on average"
+
+
+def test_the_drill_evaluates_with_the_engines_net_unless_told(monkeypatch: pytest.MonkeyPatch) -> None:
+    chosen: list[object] = []
+
+    def record(fen: str, searcher: AlphaBetaSearcher, nodes: int, tables: object) -> mate_drill.Drill:
+        chosen.append(searcher.network)
+        return mate_drill.Drill(fen, True, 1, "mate", fen)
+
+    monkeypatch.setattr(mate_drill, "play", record)
+    fen = ["--fen", "7k/8/5K2/8/8/8/6Q1/8 w - - 0 1", "--syzygy", str(SYZYGY)]
+    assert mate_drill.main(["KQvK", *fen]) == 0
+    assert mate_drill.main(["KQvK", "--weighted", *fen]) == 0
+    assert chosen[0] is builtin_network() and chosen[1] is None

@@ -8,6 +8,7 @@ side's men first); the start positions are drawn at random with `--seed`, with t
 move and the tables calling it won, or given as FENs with `--fen`. A game ends in mate, or is a
 failure by the 50-move rule, a threefold repetition, or the defender's capture that leaves a draw.
 
+The searcher evaluates as the engine does, with the built-in net (`--eval-file NET`, or `--weighted`).
 It answers whether the search and evaluation know the technique an ending needs: KBN v K cannot be
 won without driving the king into a corner of the bishop's colour (the switch `kbn_mating`).
 `--off NAME` switches a technique off for the comparison; the figures are per start position.
@@ -22,6 +23,7 @@ from dataclasses import dataclass
 import chess
 import chess.syzygy
 
+from eval.networks import builtin_network, load_network
 from search.alphabeta_searcher import AlphaBetaSearcher
 from search.board import Position
 from search.limits import SearchLimits
@@ -128,6 +130,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--nodes", type=int, default=100_000, help="the searcher's nodes a move (100,000)")
     parser.add_argument("--searcher", choices=("alphabeta", "mcts"), default="alphabeta",
                         help="the searcher that attacks (alphabeta); MCTS switches its leaves' searches too")
+    parser.add_argument("--eval-file", help="a net file to evaluate with (the built-in net, as the engine plays)")
+    parser.add_argument("--weighted", action="store_true", help="the weighted evaluation instead of a net")
     parser.add_argument("--off", action="append", default=[], help="a search switch to turn off (repeatable)")
     parser.add_argument("--on", action="append", default=[], help="a search switch to turn on (repeatable)")
     args = parse(parser, argv)
@@ -143,6 +147,8 @@ def main(argv: list[str] | None = None) -> int:
         searcher: AlphaBetaSearcher | MCTSSearcher = (
             MCTSSearcher(hash_mb=16) if args.searcher == "mcts" else AlphaBetaSearcher(hash_mb=16))
         try:
+            if not args.weighted:
+                searcher.set_network(load_network(args.eval_file)[0] if args.eval_file else builtin_network())
             searcher.configure(**{name: False for name in args.off} | {name: True for name in args.on})
             fens = args.fen or random_won_positions(args.signature, args.positions, args.seed, tables)
             drills = []
@@ -156,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
                 drill = play(fen, searcher, args.nodes, tables)
                 print(f"{drill.fen}: {drill.end} after {drill.moves} moves ({drill.final_fen})", flush=True)
                 drills.append(drill)
-        except (TypeError, ValueError, chess.syzygy.MissingTableError) as problem:
+        except (TypeError, ValueError, OSError, chess.syzygy.MissingTableError) as problem:
             return fail(parser.prog, str(problem))
     mates = [d.moves for d in drills if d.mated]
     average = f", in {sum(mates) / len(mates):.1f} moves on average" if mates else ""
