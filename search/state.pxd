@@ -29,12 +29,13 @@ cdef struct SearchConfig:
     bint node_time_management   # a clock search stops sooner the larger the best move's share of nodes
     bint singular_extension     # a hash move far better than the rest is searched a ply deeper
     bint draw_scaling           # the evaluation scaled toward 0 for material that cannot win (eval/draw_scale.pxd)
-    bint kbn_mating             # KBN v K scored to drive the lone king into a corner of the bishop's colour (eval/mating.pxd)
+    bint kbn_mating             # KBN v K scored toward a corner of the bishop's colour (eval/mating.pxd)
 
 
 # Where every searcher starts: every technique on (each was adopted by games: an SPRT, or for
-# kbn_mating the mate drill against the tables; one that lost is deleted, not left off).  AlphaBetaSearcher.configure() switches them off from here for ablation,
-# and the MCTS leaves search with it (aspiration off), so a new technique is switched on in one place.
+# kbn_mating the mate drill against the tables; one that lost is deleted, not left off).
+# AlphaBetaSearcher.configure() switches them off from here for ablation, and the MCTS leaves
+# search with it (aspiration off), so a new technique is switched on in one place.
 cdef inline SearchConfig adopted_config() noexcept nogil:
     cdef SearchConfig config
     config.tt_cutoffs = True
