@@ -3,7 +3,7 @@
 from search.board.types cimport (
     Bitboard, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, WHITE, file_of, square_distance,
 )
-from search.board.bitboard cimport popcount, lsb, DARK_SQUARES, FILE_A, FILE_H
+from search.board.bitboard cimport popcount, lsb, square_bb, DARK_SQUARES, FILE_A, FILE_H
 from search.board.position cimport Position
 
 
@@ -41,7 +41,7 @@ cdef int draw_scale(const Board* b, int strong_side) noexcept nogil:
         if our_pieces != (ours & b.by_type[BISHOP]) or popcount(our_pieces) != 1:
             return DRAW_SCALE_NORMAL
         # A bishop that could cover the queening square wins; one of the other colour cannot.
-        if ((our_pieces & DARK_SQUARES) != 0) == ((((<Bitboard>1) << queening_square) & DARK_SQUARES) != 0):
+        if ((our_pieces & DARK_SQUARES) != 0) == ((square_bb(queening_square) & DARK_SQUARES) != 0):
             return DRAW_SCALE_NORMAL
     their_king = lsb(b.by_colour[weak_side] & b.by_type[KING])
     if square_distance(their_king, queening_square) > 1:

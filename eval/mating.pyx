@@ -1,7 +1,7 @@
 """Mating technique the evaluation lacks (mating.pxd): KBN v K's score, and its Python face for tests."""
 
 from search.board.types cimport BISHOP, KNIGHT, KING, file_of, rank_of, square_distance
-from search.board.bitboard cimport DARK_SQUARES, lsb
+from search.board.bitboard cimport DARK_SQUARES, lsb, square_bb
 from search.board.position cimport Position
 
 
@@ -18,7 +18,7 @@ cdef int kbn_mating_value(const Board* b, int strong_side) noexcept nogil:
     cdef int their_king = lsb(b.by_colour[weak_side] & b.by_type[KING])
     cdef int first_corner, second_corner, to_corner, other
     # a1 and h8 are dark; h1 and a8 light.
-    if ((<unsigned long long>1) << bishop) & DARK_SQUARES:
+    if square_bb(bishop) & DARK_SQUARES:
         first_corner, second_corner = 0, 63
     else:
         first_corner, second_corner = 7, 56

@@ -65,6 +65,13 @@ def scored_moves(game: chess.pgn.Game, colour: chess.Color) -> Iterator[tuple[ch
             yield board, round(float(match.group(1)) * 100)
 
 
+def player_colour(game: chess.pgn.Game, player: str) -> chess.Color | None:
+    """The colour PLAYER had in `game` (its name in the White or Black tag), None where it played
+    neither side or both."""
+    colours = [c for c, tag in ((chess.WHITE, "White"), (chess.BLACK, "Black")) if game.headers.get(tag) == player]
+    return colours[0] if len(colours) == 1 else None
+
+
 def summarise(games: Iterable[chess.pgn.Game], player: str, probe: Callable[[str], int | None],
               max_men: int, margin: int) -> Summary:
     """`probe`: fen -> the side to move's WDL, 2 / 0 / -2 with the 50-move rule applied, None where the
@@ -73,10 +80,9 @@ def summarise(games: Iterable[chess.pgn.Game], player: str, probe: Callable[[str
     entries: list[Entry] = []
     for game in games:
         result = WHITE_OUTCOME.get(game.headers.get("Result", "*"))
-        colours = [c for c, tag in ((chess.WHITE, "White"), (chess.BLACK, "Black")) if game.headers.get(tag) == player]
-        if result is None or len(colours) != 1:
+        colour = player_colour(game, player)
+        if result is None or colour is None:
             continue
-        colour = colours[0]
         own_result = result if colour == chess.WHITE else -result
         count += 1
         best = None

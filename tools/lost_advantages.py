@@ -28,7 +28,7 @@ import chess.pgn
 
 from tools.arguments import USAGE_ERROR, ToolParser, fail, parse, readable_file
 from tools.clock_stats import read_games
-from tools.endgame_misjudged import scored_moves
+from tools.endgame_misjudged import player_colour, scored_moves
 from tools.wdl_fit import WHITE_OUTCOME
 
 # Material in pawns, for the balance only: the usual 1/3/3/5/9.
@@ -90,12 +90,6 @@ def position_kind(board: chess.Board) -> str:
     return "rooks and minors" if board.rooks else "minors"
 
 
-def player_colour(game: chess.pgn.Game, player: str) -> chess.Color | None:
-    """The colour PLAYER had in `game`, None where it played neither side or both."""
-    colours = [c for c, tag in ((chess.WHITE, "White"), (chess.BLACK, "Black")) if game.headers.get(tag) == player]
-    return colours[0] if len(colours) == 1 else None
-
-
 def numbered_scores(game: chess.pgn.Game, colour: chess.Color) -> Iterator[Moment]:
     """Each scored move of `colour` as a Moment."""
     start = game.board().ply()
@@ -125,8 +119,7 @@ def find(games: Iterable[chess.pgn.Game], player: str, margin: int) -> tuple[int
             if peak is None or moment.score > peak.score:
                 peak = moment
         if first is not None and peak is not None:
-            plies = len(list(game.mainline_moves()))
-            found.append(LostAdvantage(first, peak, above, own, colour, plies))
+            found.append(LostAdvantage(first, peak, above, own, colour, game.end().ply() - game.ply()))
     return not_won, found
 
 

@@ -31,8 +31,6 @@ from search.mcts_searcher import MCTSSearcher
 from search.searcher import Searcher
 from tools.arguments import USAGE_ERROR, ToolParser, fail, parse
 
-PIECES = {"K": chess.KING, "Q": chess.QUEEN, "R": chess.ROOK, "B": chess.BISHOP, "N": chess.KNIGHT, "P": chess.PAWN}
-
 
 @dataclass(frozen=True)
 class Drill:
@@ -50,10 +48,11 @@ def parse_signature(signature: str) -> tuple[list[chess.PieceType], list[chess.P
     sides = signature.upper().split("V")
     if len(sides) != 2 or any(side.count("K") != 1 or not side.startswith("K") for side in sides):
         raise ValueError(f"{signature}: a material signature such as KBNvK (one king each, kings first)")
-    try:
-        return tuple([PIECES[letter] for letter in side] for side in sides)      # type: ignore[return-value]
-    except KeyError as unknown:
-        raise ValueError(f"{signature}: {unknown.args[0]} is no piece letter (K Q R B N P)") from None
+    for letter in "".join(sides):
+        if letter.lower() not in chess.PIECE_SYMBOLS[1:]:
+            raise ValueError(f"{signature}: {letter} is no piece letter (K Q R B N P)")
+    strong, weak = ([chess.Piece.from_symbol(letter).piece_type for letter in side] for side in sides)
+    return strong, weak
 
 
 def random_won_positions(signature: str, count: int, seed: int, tables: chess.syzygy.Tablebase) -> list[str]:
