@@ -15,3 +15,6 @@ cdef void mcts_helper(MCTSState* s) noexcept nogil
 # `verified_move`'s check of the tree's favourite against the root's latest search (the main
 # thread's, once the helpers are done): sets s.verification, and s.verified_child if overruled.
 cdef void verify_tree_move(MCTSState* s) noexcept nogil
+# `decisive_root_move` (before that check, whatever ended the search): when the root's latest search
+# scores the position won, its move in place of the tree's favourite.  True when it decided.
+cdef bint play_decisive_search_move(MCTSState* s) noexcept nogil

@@ -33,7 +33,7 @@ from search.mcts_pool cimport (
 )
 from search.mcts_state cimport (
     STOP_NONE, STOP_SIGNAL, STOP_PROVEN, STOP_LIMIT, STOP_TIME,
-    VERIFY_NONE, VERIFY_KEPT, VERIFY_OVERRULED, VERIFY_CUT_OFF, VERIFY_MARGIN,
+    VERIFY_NONE, VERIFY_KEPT, VERIFY_OVERRULED, VERIFY_CUT_OFF, VERIFY_DECISIVE, VERIFY_MARGIN, DECISIVE_SCORE,
     MAX_TREE_DEPTH, LEAF_PLAYOUT, SELECT_PUCT, REFRESH_MAX_DEPTH,
 )
 from search.mcts_select cimport select_child, select_child_puct, best_child
@@ -344,6 +344,32 @@ cdef void verify_tree_move(MCTSState* s) noexcept nogil:
         s.verification = VERIFY_KEPT
 
 
+cdef bint play_decisive_search_move(MCTSState* s) noexcept nogil:
+    """`decisive_root_move`: when the root's latest refreshing search scores the position
+    DECISIVE_SCORE or more for the side to move (a mate included) and its move is not the tree's
+    favourite, that move is played (s.verified_child).  In a won position every sensible move's
+    win probability is near 1, so the visits cannot prefer the move that makes progress, and the
+    tree marks time until the 50-move rule; the search's score still has the gradient.
+
+    A favourite proven won, a searched move proven lost, a search of under 2 plies: no change.
+    """
+    cdef uint64_t word = load_u64(&s.shared.root_search)
+    cdef Move searched = root_search_move_of(word)
+    cdef uint32_t favourite = best_child(s.pool, s.root), alternative
+    if word == 0 or favourite == NODE_NONE or s.pool.nodes[favourite].move == searched:
+        return False
+    if root_search_score_of(word) < DECISIVE_SCORE or root_search_depth_of(word) < 2:
+        return False
+    if proven_of(&s.pool.nodes[favourite]) == PROVEN_WIN:
+        return False
+    alternative = root_child_with(s, searched)
+    if alternative == NODE_NONE or proven_of(&s.pool.nodes[alternative]) == PROVEN_LOSS:
+        return False
+    s.verification = VERIFY_DECISIVE
+    s.verified_child = alternative
+    return True
+
+
 cdef inline void pause_here(MCTSState* s) noexcept nogil:
     """A helper: wait while the main thread recycles the pool (or until told to stop)."""
     cdef MCTSShared* shared = s.shared
@@ -408,7 +434,9 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
             s.stop_reason = STOP_SIGNAL if load_flag(&s.signals.stop_requested) else STOP_TIME
             break
     finish_helpers(s)
-    if s.verified_move and s.stop_reason == STOP_TIME and not s.qs.stopped and may_stop_early(&s.time, s.signals):
+    if s.decisive_root_move and play_decisive_search_move(s):
+        pass
+    elif s.verified_move and s.stop_reason == STOP_TIME and not s.qs.stopped and may_stop_early(&s.time, s.signals):
         verify_tree_move(s)
     report_progress(s.reporter, REPORT_FINAL, 0)
 

@@ -27,6 +27,7 @@ class MCTSSearcher(Searcher):
     refresh_priors: bool
     deep_root_refresh: bool
     verified_move: bool
+    decisive_root_move: bool
     leaf_mode: str
     leaf_depth: int
     leaf_depth_root: int

@@ -27,7 +27,7 @@ from search.mcts_pool cimport NODE_NONE
 from search.mcts_state cimport (
     MCTSState, MCTSShared, LEAF_EVAL, LEAF_PLAYOUT, SELECT_PUCT, SELECT_UCT, VIRTUAL_LOSS,
     STOP_NONE, STOP_SIGNAL, STOP_PROVEN, STOP_LIMIT, STOP_TIME,
-    VERIFY_NONE, VERIFY_KEPT, VERIFY_OVERRULED, VERIFY_CUT_OFF,
+    VERIFY_NONE, VERIFY_KEPT, VERIFY_OVERRULED, VERIFY_CUT_OFF, VERIFY_DECISIVE,
     REFRESH_MAX_DEPTH, ROOT_REFRESH_EXTRA, ROOT_REFRESH_MAX_DEPTH,
 )
 from search.mcts_select cimport best_child
@@ -66,7 +66,8 @@ from search.searcher import uci_score, with_switches
 
 STOP_REASONS = {STOP_NONE: None, STOP_SIGNAL: "stop", STOP_PROVEN: "proven", STOP_LIMIT: "limit",
                 STOP_TIME: "time"}
-VERIFICATIONS = {VERIFY_NONE: None, VERIFY_KEPT: "kept", VERIFY_OVERRULED: "overruled", VERIFY_CUT_OFF: "cut off"}
+VERIFICATIONS = {VERIFY_NONE: None, VERIFY_KEPT: "kept", VERIFY_OVERRULED: "overruled", VERIFY_CUT_OFF: "cut off",
+                 VERIFY_DECISIVE: "decisive"}
 # The names of the features of prior_features(), indexed by mcts_priors.pxd's enum (a feature
 # missing here fails at import).
 _FEATURE_NAMES = {
@@ -112,6 +113,7 @@ cdef class MCTSSearcher(Searcher):
     cdef public bint refresh_priors     # priors refreshed by searches of the node (DEFAULT_REFRESH_PRIORS)
     cdef public bint deep_root_refresh  # the root's refreshes deeper and uncapped (DEFAULT_DEEP_ROOT_REFRESH)
     cdef public bint verified_move       # the favourite checked against the root's search (DEFAULT_VERIFIED_MOVE)
+    cdef public bint decisive_root_move  # a won position's move is the root search's (DEFAULT_DECISIVE_ROOT_MOVE)
     cdef int leaf_code
     cdef int leaf_depth_value
     cdef int leaf_depth_root_value
@@ -229,7 +231,8 @@ cdef class MCTSSearcher(Searcher):
         scaling), `fitted_priors` (the priors' fitted weights), `refresh_priors` (priors refreshed
         by searches as visits grow), `deep_root_refresh` (the root's refreshes deeper and
         uncapped), `verified_move` (the tree's favourite searched as deep as the root's latest
-        search before it is played), all adopted and on by default,
+        search before it is played), all adopted and on by default, `decisive_root_move` (in a
+        won position the root search's move, not the tree's; a candidate, off by default),
         and the leaves' alpha-beta switches (AlphaBetaSearcher.configure()'s
         names; the leaves never use aspiration windows).  A switch not named is as by default;
         an unknown name is a TypeError.  KESTREL_SEARCH_ON/OFF reach MCTS through this."""
@@ -383,6 +386,7 @@ cdef class MCTSSearcher(Searcher):
         s.time = budget
         s.visit_share_time = self.visit_share_time
         s.verified_move = self.verified_move
+        s.decisive_root_move = self.decisive_root_move
         s.verified_child = NODE_NONE
         s.refresh_priors = self.refresh_priors
         s.root_refresh_extra, s.root_refresh_max_depth = root_refresh_schedule(self.deep_root_refresh)
@@ -457,7 +461,7 @@ cdef class MCTSSearcher(Searcher):
         """A root child's score for `info` and the result: the tree's, but for a move
         `verified_move` put in place of a refuted favourite, which the tree may hardly have
         visited: the root search's score for it, which is what chose it."""
-        if child == self.state.verified_child and self.state.verification == VERIFY_OVERRULED:
+        if child == self.state.verified_child and self.state.verification in (VERIFY_OVERRULED, VERIFY_DECISIVE):
             return root_search_score_of(self.shared.root_search)
         return self.tree.node_score(child, self.value_model_code, self.root_material)
 
@@ -544,8 +548,9 @@ cdef class MCTSSearcher(Searcher):
     @property
     def verification(self) -> Optional[str]:
         """What `verified_move` did at the end of the last search: None (nothing to check),
-        'kept' (the favourite held), 'overruled' (the root search's move was played instead)
-        or 'cut off' (the hard limit stopped the check; the favourite was played)."""
+        'kept' (the favourite held), 'overruled' (the root search's move was played instead),
+        'cut off' (the hard limit stopped the check; the favourite was played) or 'decisive'
+        (`decisive_root_move`: the root search scored a win, and its move was played)."""
         return VERIFICATIONS[self.state.verification]
 
     def verify_favourite(self) -> Tuple[Optional[str], str]:

@@ -40,13 +40,14 @@ DEFAULT_FITTED_PRIORS = True        # the prior weights fitted to alpha-beta's m
 DEFAULT_REFRESH_PRIORS = True       # priors re-derived by alpha-beta searches as visits grow (mcts_state.pxd REFRESH_*)
 DEFAULT_DEEP_ROOT_REFRESH = True    # the root's refreshes deeper and uncapped (mcts_state.pxd, ROOT_REFRESH_*)
 DEFAULT_VERIFIED_MOVE = True        # a favourite the root's search disputes is searched as deep before it is played
+DEFAULT_DECISIVE_ROOT_MOVE = False  # candidate: in a won position the root's search chooses the move
 
 # configure() names that only the MCTS searcher has, with their defaults (the others are the
 # leaves', alpha-beta's names); each is an attribute of MCTSSearcher of the same name.
 OWN_SWITCH_DEFAULTS = {
     "visit_share_time": DEFAULT_VISIT_SHARE_TIME, "fitted_priors": DEFAULT_FITTED_PRIORS,
     "refresh_priors": DEFAULT_REFRESH_PRIORS, "deep_root_refresh": DEFAULT_DEEP_ROOT_REFRESH,
-    "verified_move": DEFAULT_VERIFIED_MOVE,
+    "verified_move": DEFAULT_VERIFIED_MOVE, "decisive_root_move": DEFAULT_DECISIVE_ROOT_MOVE,
 }
 OWN_SWITCHES = tuple(OWN_SWITCH_DEFAULTS)
 

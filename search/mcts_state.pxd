@@ -41,6 +41,7 @@ cdef enum:
     VERIFY_KEPT = 1         # the favourite held within VERIFY_MARGIN of the root search's score
     VERIFY_OVERRULED = 2    # it failed low: the root search's move is played
     VERIFY_CUT_OFF = 3      # the hard limit stopped the check: the favourite is played
+    VERIFY_DECISIVE = 4     # `decisive_root_move`: the root search scored a win; its move is played
 
 cdef enum:
     # Refreshed priors (the `refresh_priors` switch, on by default): an expanded node's children get new
@@ -61,6 +62,10 @@ cdef enum:
     # a null window this many centipawns below that search's score; failing low there, it gives
     # way to the searched move.  Within the margin the tree's choice stands.
     VERIFY_MARGIN = 25
+    # `decisive_root_move`: from this score on (the side to move's, or a mate), the root's latest
+    # search chooses the move.  Past it the win probabilities saturate (mcts_value.pxd), so the
+    # tree's visits no longer tell a move that makes progress from one that marks time.
+    DECISIVE_SCORE = 600
 
 cdef enum:
     # Lost visits a thread adds to each node of its path while it walks (multi-threaded
@@ -116,6 +121,7 @@ cdef struct MCTSState:
     TimeBudget time          # the clock's soft and hard limits for this move
     bint visit_share_time    # scale the soft limit by the most visited root move's share (adopted)
     bint verified_move       # the tree's favourite is checked against the root's search before it is played (adopted)
+    bint decisive_root_move  # a won position's move is the root search's, not the tree's (candidate)
     double time_factor       # the soft limit's current scale (1: as the time manager planned)
     uint64_t playout_limit   # 0: none
     int depth_limit          # stop once the average selection depth reaches it (or the pool is full); 0: none

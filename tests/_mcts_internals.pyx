@@ -15,7 +15,8 @@ from search.mcts_pool cimport (
     pool_allocate, pool_free, pool_new_root, pool_alloc, pool_keep_subtree, pool_recycle,
 )
 from search.mcts_state cimport (
-    MAX_TREE_DEPTH as C_MAX_TREE_DEPTH, VERIFY_MARGIN, REFRESH_MAX_DEPTH, ROOT_REFRESH_EXTRA, ROOT_REFRESH_MAX_DEPTH,
+    MAX_TREE_DEPTH as C_MAX_TREE_DEPTH, VERIFY_MARGIN, DECISIVE_SCORE, REFRESH_MAX_DEPTH, ROOT_REFRESH_EXTRA,
+    ROOT_REFRESH_MAX_DEPTH,
 )
 from search.mcts_select cimport ucb_score, select_child, select_child_puct, best_child
 from search.mcts_backup cimport backpropagate, propagate_proof
@@ -24,6 +25,7 @@ from search.mcts_value cimport VALUE_MODEL_LOGISTIC, VALUE_MODEL_WDL, probabilit
 
 MAX_TREE_DEPTH = C_MAX_TREE_DEPTH      # deeper leaves are valued, never expanded
 VERIFY_MARGIN_CP = VERIFY_MARGIN       # how far below the root search's score a favourite is refuted
+DECISIVE_SCORE_CP = DECISIVE_SCORE     # from this root search score on, its move is played
 VALUE_MODELS = {"wdl": VALUE_MODEL_WDL, "logistic": VALUE_MODEL_LOGISTIC}
 _PROVEN_NAMES = {PROVEN_UNKNOWN: None, PROVEN_WIN: "win", PROVEN_LOSS: "loss", PROVEN_DRAW: "draw"}
 _PROVEN_CODES = {"win": PROVEN_WIN, "loss": PROVEN_LOSS, "draw": PROVEN_DRAW}

@@ -16,6 +16,7 @@ _internals = load("_mcts_internals")
 HandTree = _internals.HandTree
 MAX_TREE_DEPTH: int = _internals.MAX_TREE_DEPTH
 VERIFY_MARGIN_CP: int = _internals.VERIFY_MARGIN_CP
+DECISIVE_SCORE_CP: int = _internals.DECISIVE_SCORE_CP
 prior_refresh_depth = _internals.prior_refresh_depth
 score_of_probability = _internals.score_of_probability
 ucb = _internals.ucb

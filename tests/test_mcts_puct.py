@@ -10,8 +10,9 @@ from pathlib import Path
 import chess
 import pytest
 from conftest import send, uci_session
-from mcts_internals import VERIFY_MARGIN_CP, HandTree, puct, score_of_probability, win_probability
+from mcts_internals import DECISIVE_SCORE_CP, VERIFY_MARGIN_CP, HandTree, puct, score_of_probability, win_probability
 
+from eval.networks import builtin_network
 from search.alphabeta_searcher import AlphaBetaSearcher
 from search.board import Position
 from search.limits import SearchLimits
@@ -408,6 +409,38 @@ def test_verified_move_plays_what_the_check_decided() -> None:
         else:
             assert result.best_move == most_visited(s)
             assert s.verification in ("kept", "cut off") or s.root_search_move in (None, result.best_move)
+
+
+# Rook against king: won, and every sensible move's win probability is near 1.
+ROOK_ENDINGS = ("8/8/6K1/8/3k4/8/8/7R w - - 0 1", "8/5K2/8/8/6k1/8/R7/8 w - - 0 1", "8/8/8/5k2/8/1R6/8/5K2 w - - 0 1")
+
+
+def test_decisive_root_move_plays_the_root_searchs_move_in_a_won_position() -> None:
+    """With `decisive_root_move`, whatever ends the search (here a node limit): where the root's
+    search scores a win and prefers another move than the tree's favourite, its move is played
+    with its score; off, the favourite.  Not at an ordinary score (the start position)."""
+    decided = 0
+    for fen in ROOK_ENDINGS:
+        s = searcher(reuse_tree=False)
+        s.set_network(builtin_network())
+        s.configure(decisive_root_move=True)
+        result = s.search(Position(fen), SearchLimits(nodes=20000))
+        searched, _, score = s.root_search
+        if s.verification == "decisive":
+            decided += 1
+            assert score >= DECISIVE_SCORE_CP
+            assert result.best_move == searched != most_visited(s)
+            assert result.score == ("cp", score) and result.value == score
+        else:
+            assert result.best_move == most_visited(s) == searched
+        s.configure(decisive_root_move=False)
+        result = s.search(Position(fen), SearchLimits(nodes=20000))
+        assert result.best_move == most_visited(s) and s.verification != "decisive"
+    assert decided >= 1
+    s = searcher(reuse_tree=False)
+    s.configure(decisive_root_move=True)
+    s.search(Position(), SearchLimits(nodes=20000))
+    assert s.root_search[2] < DECISIVE_SCORE_CP and s.verification is None
 
 
 def test_visit_share_time_scales_the_soft_limit_by_the_node_share_rule() -> None:
