@@ -40,8 +40,12 @@ def pgn(tmp_path: Path) -> Path:
 
 
 def test_it_finds_the_first_and_highest_scores_of_the_games_not_won(pgn: Path) -> None:
-    not_won, found = lost_advantages.find(read_games([pgn]), "Kestrel", 200)
+    not_won, found, conversions = lost_advantages.find(read_games([pgn]), "Kestrel", 200)
     assert not_won == 3
+    # Four games of Kestrel's: the margin reached in three (one won), its one loss after reaching it.
+    assert conversions == lost_advantages.Conversions(games=4, reached=3, reached_won=1, losses=1, losses_after=1)
+    assert lost_advantages.find(read_games([pgn]), "Kestrel", 300)[2] == lost_advantages.Conversions(
+        games=4, reached=1, reached_won=0, losses=1, losses_after=0)
     assert [(f.result, f.first.score, f.first.ply, f.peak.score, f.peak.ply, f.moves_above) for f in found] == [
         (0, 250, 2, 310, 4, 3), (-1, 210, 1, 210, 1, 1)]
     drawn = found[0]
@@ -71,7 +75,8 @@ def test_the_command_with_kestrel_as_referee(pgn: Path) -> None:
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == "Kestrel: 3 games not won; in 2 of them its score reached +200 cp"
-    assert "B3 v B1 (+2, opposite bishops)" in lines[1] and "referee " in lines[1]
+    assert lines[1] == "  reached +200 cp in 3 of 4 games and won 1 of them; 1 of its 1 losses came after reaching it"
+    assert "B3 v B1 (+2, opposite bishops)" in lines[2] and "referee " in lines[2]
     assert lines[-1].startswith("referee (real: >= +150 cp at the first or peak move): ")
     tally = lines[-1].split("move): ", 1)[1].split(", ")
     assert sum(int(part.rsplit(" ", 1)[1]) for part in tally) == 2

@@ -5,7 +5,9 @@ centipawns, the tool finds the first such move and the move of its highest score
 where the advantage stood and where it went: the material on the board (`RB5 v RN4`: pieces, then pawns, the player's
 side first), the material balance, the kind of position (queens, rooks, minor pieces, opposite
 bishops, pawns), how many of its own moves the score stayed at or above the margin, and how the
-game ended.
+game ended. A second line says how often the margin was reached at all, how many of those games
+were won, and how many of the player's losses came after it: a switch that acts only above the
+margin can have changed no other game.
 
 With `--referee`, a stronger engine (Stockfish at full strength, say) scores both positions at
 `--referee-depth`. A referee that also sees a win (`--agree`, +150 cp by default) says the
@@ -97,19 +99,34 @@ def numbered_scores(game: chess.pgn.Game, colour: chess.Color) -> Iterator[Momen
         yield Moment(board.fen(), board.ply() - 1 - start, score)
 
 
-def find(games: Iterable[chess.pgn.Game], player: str, margin: int) -> tuple[int, list[LostAdvantage]]:
-    """(PLAYER's finished games that it did not win, the lost advantages among them)."""
+@dataclass
+class Conversions:
+    """How PLAYER's finished games went, by whether its score ever reached the margin."""
+
+    games: int = 0
+    reached: int = 0            # games in which it did
+    reached_won: int = 0        # ... and that it won
+    losses: int = 0
+    losses_after: int = 0       # losses in which it had reached the margin
+
+    def line(self, margin: int) -> str:
+        return (f"reached +{margin} cp in {self.reached} of {self.games} games and won {self.reached_won} of them; "
+                f"{self.losses_after} of its {self.losses} losses came after reaching it")
+
+
+def find(games: Iterable[chess.pgn.Game], player: str,
+         margin: int) -> tuple[int, list[LostAdvantage], Conversions]:
+    """(PLAYER's finished games that it did not win, the lost advantages among them, the tally
+    of all its finished games by the margin)."""
     not_won = 0
     found: list[LostAdvantage] = []
+    tally = Conversions()
     for game in games:
         outcome = WHITE_OUTCOME.get(game.headers.get("Result", "*"))
         colour = player_colour(game, player)
         if outcome is None or colour is None:
             continue
         own = outcome if colour == chess.WHITE else -outcome
-        if own == 1:
-            continue
-        not_won += 1
         first = peak = None
         above = 0
         for moment in numbered_scores(game, colour):
@@ -118,9 +135,17 @@ def find(games: Iterable[chess.pgn.Game], player: str, margin: int) -> tuple[int
                 first = first or moment
             if peak is None or moment.score > peak.score:
                 peak = moment
+        tally.games += 1
+        tally.reached += first is not None
+        tally.reached_won += first is not None and own == 1
+        tally.losses += own == -1
+        tally.losses_after += first is not None and own == -1
+        if own == 1:
+            continue
+        not_won += 1
         if first is not None and peak is not None:
             found.append(LostAdvantage(first, peak, above, own, colour, game.end().ply() - game.ply()))
-    return not_won, found
+    return not_won, found, tally
 
 
 def referee_scorer(command: str, depth: int) -> tuple[Callable[[str, chess.Color], int | None], Callable[[], None]]:
@@ -136,10 +161,11 @@ def referee_scorer(command: str, depth: int) -> tuple[Callable[[str, chess.Color
     return score, engine.quit
 
 
-def report(player: str, not_won: int, found: list[LostAdvantage], margin: int,
+def report(player: str, not_won: int, found: list[LostAdvantage], conversions: Conversions, margin: int,
            referee: Callable[[str, chess.Color], int | None] | None, agree: int) -> list[str]:
-    """The report's lines: one per lost advantage, then the tallies."""
-    lines = [f"{player}: {not_won} games not won; in {len(found)} of them its score reached +{margin} cp"]
+    """The report's lines: the counts, one line per lost advantage, then the tallies."""
+    lines = [f"{player}: {not_won} games not won; in {len(found)} of them its score reached +{margin} cp",
+             f"  {conversions.line(margin)}"]
     kinds: Counter[str] = Counter()
     peak_kinds: Counter[str] = Counter()
     verdicts: Counter[str] = Counter()
@@ -186,7 +212,7 @@ def main(argv: list[str] | None = None) -> int:
         return USAGE_ERROR
     if args.margin <= 0 or args.referee_depth <= 0:
         return fail(parser.prog, "--margin and --referee-depth must be above 0")
-    not_won, found = find(read_games(args.pgn), args.player, args.margin)
+    not_won, found, conversions = find(read_games(args.pgn), args.player, args.margin)
     referee = close = None
     if args.referee is not None:
         try:
@@ -194,7 +220,7 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, chess.engine.EngineError, TimeoutError) as problem:
             return fail(parser.prog, f"--referee {args.referee}: cannot start it as a UCI engine ({problem})")
     try:
-        lines = report(args.player, not_won, found, args.margin, referee, args.agree)
+        lines = report(args.player, not_won, found, conversions, args.margin, referee, args.agree)
     except (chess.engine.EngineError, TimeoutError) as problem:
         reason = problem or type(problem).__name__
         return fail(parser.prog, f"--referee {args.referee}: it stopped answering ({reason})")
