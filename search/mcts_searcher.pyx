@@ -231,8 +231,8 @@ cdef class MCTSSearcher(Searcher):
         scaling), `fitted_priors` (the priors' fitted weights), `refresh_priors` (priors refreshed
         by searches as visits grow), `deep_root_refresh` (the root's refreshes deeper and
         uncapped), `verified_move` (the tree's favourite searched as deep as the root's latest
-        search before it is played), all adopted and on by default, `decisive_root_move` (in a
-        won position the root search's move, not the tree's; a candidate, off by default),
+        search before it is played), `decisive_root_move` (in a won position the root search's
+        move, not the tree's), all adopted and on by default,
         and the leaves' alpha-beta switches (AlphaBetaSearcher.configure()'s
         names; the leaves never use aspiration windows).  A switch not named is as by default;
         an unknown name is a TypeError.  KESTREL_SEARCH_ON/OFF reach MCTS through this."""

@@ -40,7 +40,7 @@ DEFAULT_FITTED_PRIORS = True        # the prior weights fitted to alpha-beta's m
 DEFAULT_REFRESH_PRIORS = True       # priors re-derived by alpha-beta searches as visits grow (mcts_state.pxd REFRESH_*)
 DEFAULT_DEEP_ROOT_REFRESH = True    # the root's refreshes deeper and uncapped (mcts_state.pxd, ROOT_REFRESH_*)
 DEFAULT_VERIFIED_MOVE = True        # a favourite the root's search disputes is searched as deep before it is played
-DEFAULT_DECISIVE_ROOT_MOVE = False  # candidate: in a won position the root's search chooses the move
+DEFAULT_DECISIVE_ROOT_MOVE = True   # in a won position (600 cp or more) the root's search chooses the move
 
 # configure() names that only the MCTS searcher has, with their defaults (the others are the
 # leaves', alpha-beta's names); each is an attribute of MCTSSearcher of the same name.

@@ -121,7 +121,7 @@ cdef struct MCTSState:
     TimeBudget time          # the clock's soft and hard limits for this move
     bint visit_share_time    # scale the soft limit by the most visited root move's share (adopted)
     bint verified_move       # the tree's favourite is checked against the root's search before it is played (adopted)
-    bint decisive_root_move  # a won position's move is the root search's, not the tree's (candidate)
+    bint decisive_root_move  # a won position's move is the root search's, not the tree's (adopted)
     double time_factor       # the soft limit's current scale (1: as the time manager planned)
     uint64_t playout_limit   # 0: none
     int depth_limit          # stop once the average selection depth reaches it (or the pool is full); 0: none

@@ -18,6 +18,7 @@ from search.board import Position
 from search.limits import SearchLimits
 from search.mcts_searcher import PRIOR_FEATURES, MCTSSearcher
 from search.mcts_settings import (
+    DEFAULT_DECISIVE_ROOT_MOVE,
     DEFAULT_LEAF_DEPTH,
     DEFAULT_PRIOR_TEMPERATURE,
     DEFAULT_VERIFIED_MOVE,
@@ -419,11 +420,13 @@ def test_decisive_root_move_plays_the_root_searchs_move_in_a_won_position() -> N
     """With `decisive_root_move`, whatever ends the search (here a node limit): where the root's
     search scores a win and prefers another move than the tree's favourite, its move is played
     with its score; off, the favourite.  Not at an ordinary score (the start position)."""
+    assert DEFAULT_DECISIVE_ROOT_MOVE is True
     decided = 0
     for fen in ROOK_ENDINGS:
         s = searcher(reuse_tree=False)
         s.set_network(builtin_network())
-        s.configure(decisive_root_move=True)
+        s.configure()
+        assert s.decisive_root_move is True
         result = s.search(Position(fen), SearchLimits(nodes=20000))
         searched, _, score = s.root_search
         if s.verification == "decisive":
