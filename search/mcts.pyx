@@ -391,7 +391,7 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
     cdef int64_t elapsed
     cdef uint64_t playouts
     cdef int result
-    cdef bint recycle_failed = False
+    cdef bint recycle_failed = False, decided
     start_thread_counts(s)
     s.verification = VERIFY_NONE
     s.verified_child = NODE_NONE
@@ -434,9 +434,10 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
             s.stop_reason = STOP_SIGNAL if load_flag(&s.signals.stop_requested) else STOP_TIME
             break
     finish_helpers(s)
-    if s.decisive_root_move and play_decisive_search_move(s):
-        pass
-    elif s.verified_move and s.stop_reason == STOP_TIME and not s.qs.stopped and may_stop_early(&s.time, s.signals):
+    # A won position's move is the root search's; else the favourite may still be checked against it.
+    decided = s.decisive_root_move and play_decisive_search_move(s)
+    if (not decided and s.verified_move and s.stop_reason == STOP_TIME and not s.qs.stopped
+            and may_stop_early(&s.time, s.signals)):
         verify_tree_move(s)
     report_progress(s.reporter, REPORT_FINAL, 0)
 

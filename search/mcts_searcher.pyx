@@ -459,8 +459,9 @@ cdef class MCTSSearcher(Searcher):
 
     cdef int _child_value(self, uint32_t child):
         """A root child's score for `info` and the result: the tree's, but for a move
-        `verified_move` put in place of a refuted favourite, which the tree may hardly have
-        visited: the root search's score for it, which is what chose it."""
+        `verified_move` put in place of a refuted favourite (or `decisive_root_move` in place of
+        any), which the tree may hardly have visited: the root search's score for it, which is
+        what chose it."""
         if child == self.state.verified_child and self.state.verification in (VERIFY_OVERRULED, VERIFY_DECISIVE):
             return root_search_score_of(self.shared.root_search)
         return self.tree.node_score(child, self.value_model_code, self.root_material)
