@@ -126,7 +126,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=1, help="the random positions' seed (1)")
     parser.add_argument("--fen", action="append", default=[],
                         help="a start position (repeatable; instead of random ones)")
-    parser.add_argument("--nodes", type=int, default=100_000, help="the searcher's nodes a move (100,000)")
+    parser.add_argument("--nodes", type=int, default=100_000,
+                        help="the searcher's nodes a move, as `go nodes` counts them: MCTS's are playouts (100,000)")
     parser.add_argument("--searcher", choices=("alphabeta", "mcts"), default="alphabeta",
                         help="the searcher that attacks (alphabeta); MCTS switches its leaves' searches too")
     parser.add_argument("--eval-file", help="a net file to evaluate with (the built-in net, as the engine plays)")
