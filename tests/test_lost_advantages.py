@@ -40,12 +40,13 @@ def pgn(tmp_path: Path) -> Path:
 
 
 def test_it_finds_the_first_and_highest_scores_of_the_games_not_won(pgn: Path) -> None:
-    not_won, found, conversions = lost_advantages.find(read_games([pgn]), "Kestrel", 200)
-    assert not_won == 3
+    found, conversions = lost_advantages.find(read_games([pgn]), "Kestrel", 200)
+    assert conversions.not_won == 3
     # Four games of Kestrel's: the margin reached in three (one won), its one loss after reaching it.
-    assert conversions == lost_advantages.Conversions(games=4, reached=3, reached_won=1, losses=1, losses_after=1)
-    assert lost_advantages.find(read_games([pgn]), "Kestrel", 300)[2] == lost_advantages.Conversions(
-        games=4, reached=1, reached_won=0, losses=1, losses_after=0)
+    assert conversions == lost_advantages.Conversions(games=4, wins=1, reached=3, reached_won=1, losses=1,
+                                                      losses_after=1)
+    assert lost_advantages.find(read_games([pgn]), "Kestrel", 300)[1] == lost_advantages.Conversions(
+        games=4, wins=1, reached=1, reached_won=0, losses=1, losses_after=0)
     assert [(f.result, f.first.score, f.first.ply, f.peak.score, f.peak.ply, f.moves_above) for f in found] == [
         (0, 250, 2, 310, 4, 3), (-1, 210, 1, 210, 1, 1)]
     drawn = found[0]

@@ -104,21 +104,24 @@ class Conversions:
     """How PLAYER's finished games went, by whether its score ever reached the margin."""
 
     games: int = 0
+    wins: int = 0
     reached: int = 0            # games in which it did
     reached_won: int = 0        # ... and that it won
     losses: int = 0
     losses_after: int = 0       # losses in which it had reached the margin
+
+    @property
+    def not_won(self) -> int:
+        return self.games - self.wins
 
     def line(self, margin: int) -> str:
         return (f"reached +{margin} cp in {self.reached} of {self.games} games and won {self.reached_won} of them; "
                 f"{self.losses_after} of its {self.losses} losses came after reaching it")
 
 
-def find(games: Iterable[chess.pgn.Game], player: str,
-         margin: int) -> tuple[int, list[LostAdvantage], Conversions]:
-    """(PLAYER's finished games that it did not win, the lost advantages among them, the tally
-    of all its finished games by the margin)."""
-    not_won = 0
+def find(games: Iterable[chess.pgn.Game], player: str, margin: int) -> tuple[list[LostAdvantage], Conversions]:
+    """(the lost advantages among PLAYER's finished games that it did not win, the tally of all
+    its finished games by the margin)."""
     found: list[LostAdvantage] = []
     tally = Conversions()
     for game in games:
@@ -127,6 +130,15 @@ def find(games: Iterable[chess.pgn.Game], player: str,
         if outcome is None or colour is None:
             continue
         own = outcome if colour == chess.WHITE else -outcome
+        tally.games += 1
+        tally.wins += own == 1
+        tally.losses += own == -1
+        if own == 1:
+            # A won game only counts towards the tally: no positions to report, so no FENs.
+            reached = any(score >= margin for _, score in scored_moves(game, colour))
+            tally.reached += reached
+            tally.reached_won += reached
+            continue
         first = peak = None
         above = 0
         for moment in numbered_scores(game, colour):
@@ -135,17 +147,11 @@ def find(games: Iterable[chess.pgn.Game], player: str,
                 first = first or moment
             if peak is None or moment.score > peak.score:
                 peak = moment
-        tally.games += 1
         tally.reached += first is not None
-        tally.reached_won += first is not None and own == 1
-        tally.losses += own == -1
         tally.losses_after += first is not None and own == -1
-        if own == 1:
-            continue
-        not_won += 1
         if first is not None and peak is not None:
             found.append(LostAdvantage(first, peak, above, own, colour, game.end().ply() - game.ply()))
-    return not_won, found, tally
+    return found, tally
 
 
 def referee_scorer(command: str, depth: int) -> tuple[Callable[[str, chess.Color], int | None], Callable[[], None]]:
@@ -161,10 +167,10 @@ def referee_scorer(command: str, depth: int) -> tuple[Callable[[str, chess.Color
     return score, engine.quit
 
 
-def report(player: str, not_won: int, found: list[LostAdvantage], conversions: Conversions, margin: int,
+def report(player: str, found: list[LostAdvantage], conversions: Conversions, margin: int,
            referee: Callable[[str, chess.Color], int | None] | None, agree: int) -> list[str]:
     """The report's lines: the counts, one line per lost advantage, then the tallies."""
-    lines = [f"{player}: {not_won} games not won; in {len(found)} of them its score reached +{margin} cp",
+    lines = [f"{player}: {conversions.not_won} games not won; in {len(found)} of them its score reached +{margin} cp",
              f"  {conversions.line(margin)}"]
     kinds: Counter[str] = Counter()
     peak_kinds: Counter[str] = Counter()
@@ -212,7 +218,7 @@ def main(argv: list[str] | None = None) -> int:
         return USAGE_ERROR
     if args.margin <= 0 or args.referee_depth <= 0:
         return fail(parser.prog, "--margin and --referee-depth must be above 0")
-    not_won, found, conversions = find(read_games(args.pgn), args.player, args.margin)
+    found, conversions = find(read_games(args.pgn), args.player, args.margin)
     referee = close = None
     if args.referee is not None:
         try:
@@ -220,7 +226,7 @@ def main(argv: list[str] | None = None) -> int:
         except (OSError, chess.engine.EngineError, TimeoutError) as problem:
             return fail(parser.prog, f"--referee {args.referee}: cannot start it as a UCI engine ({problem})")
     try:
-        lines = report(args.player, not_won, found, conversions, args.margin, referee, args.agree)
+        lines = report(args.player, found, conversions, args.margin, referee, args.agree)
     except (chess.engine.EngineError, TimeoutError) as problem:
         reason = problem or type(problem).__name__
         return fail(parser.prog, f"--referee {args.referee}: it stopped answering ({reason})")
