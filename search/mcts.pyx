@@ -304,6 +304,22 @@ cdef uint32_t root_child_with(MCTSState* s, Move m) noexcept nogil:
     return NODE_NONE
 
 
+cdef uint32_t disputing_child(MCTSState* s, uint64_t word, uint32_t favourite) noexcept nogil:
+    """The root child of the move that the root search `word` found best, where that move
+    disputes the tree's `favourite`; NODE_NONE where there is no such search of 2 plies or more,
+    no favourite, the two agree, or the searched move is proven lost (the tree knows better)."""
+    cdef Move searched = root_search_move_of(word)
+    cdef uint32_t alternative
+    if word == 0 or root_search_depth_of(word) < 2 or favourite == NODE_NONE:
+        return NODE_NONE
+    if s.pool.nodes[favourite].move == searched:
+        return NODE_NONE
+    alternative = root_child_with(s, searched)
+    if alternative == NODE_NONE or proven_of(&s.pool.nodes[alternative]) == PROVEN_LOSS:
+        return NODE_NONE
+    return alternative
+
+
 cdef void verify_tree_move(MCTSState* s) noexcept nogil:
     """`verified_move`, once the helpers are done: when the root's latest
     refreshing search (the deepest alpha-beta search of the root so far) found another move best
@@ -317,18 +333,13 @@ cdef void verify_tree_move(MCTSState* s) noexcept nogil:
     cdef SearchState* qs = s.qs
     cdef uint64_t word = load_u64(&s.shared.root_search)
     cdef uint64_t nodes_before = qs.nodes
-    cdef Move searched = root_search_move_of(word)
     cdef int depth = root_search_depth_of(word), bar = root_search_score_of(word) - VERIFY_MARGIN, score
-    cdef uint32_t favourite = best_child(s.pool, s.root), alternative
-    if word == 0 or favourite == NODE_NONE or s.pool.nodes[favourite].move == searched:
-        return
-    if proven_of(&s.pool.nodes[favourite]) != PROVEN_UNKNOWN or depth < 2:
+    cdef uint32_t favourite = best_child(s.pool, s.root)
+    cdef uint32_t alternative = disputing_child(s, word, favourite)
+    if alternative == NODE_NONE or proven_of(&s.pool.nodes[favourite]) != PROVEN_UNKNOWN:
         return
     if bar >= MATE_IN_MAX_PLY - VERIFY_MARGIN or bar <= -MATE_IN_MAX_PLY:
         return      # a mate: the solver's and the search's business, not a margin's
-    alternative = root_child_with(s, searched)
-    if alternative == NODE_NONE or proven_of(&s.pool.nodes[alternative]) == PROVEN_LOSS:
-        return
     enter_child(s, 0, s.pool.nodes[favourite].move)
     qs.completed_depth = depth      # check extensions as the root search had them
     score = -negamax(qs, depth - 1, -bar, -bar + 1, 1, False)
@@ -354,16 +365,11 @@ cdef bint play_decisive_search_move(MCTSState* s) noexcept nogil:
     A favourite proven won, a searched move proven lost, a search of under 2 plies: no change.
     """
     cdef uint64_t word = load_u64(&s.shared.root_search)
-    cdef Move searched = root_search_move_of(word)
-    cdef uint32_t favourite = best_child(s.pool, s.root), alternative
-    if word == 0 or favourite == NODE_NONE or s.pool.nodes[favourite].move == searched:
-        return False
-    if root_search_score_of(word) < DECISIVE_SCORE or root_search_depth_of(word) < 2:
+    cdef uint32_t favourite = best_child(s.pool, s.root)
+    cdef uint32_t alternative = disputing_child(s, word, favourite)
+    if alternative == NODE_NONE or root_search_score_of(word) < DECISIVE_SCORE:
         return False
     if proven_of(&s.pool.nodes[favourite]) == PROVEN_WIN:
-        return False
-    alternative = root_child_with(s, searched)
-    if alternative == NODE_NONE or proven_of(&s.pool.nodes[alternative]) == PROVEN_LOSS:
         return False
     s.verification = VERIFY_DECISIVE
     s.verified_child = alternative
