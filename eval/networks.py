@@ -14,7 +14,7 @@ from eval.nnue_file import NetParameters, read_net
 
 # The shipped net: eval/nets/<BUILTIN_NET>, package data (pyproject.toml), made by the command in
 # its description (python -m tools.nnue_train ...; docs/nnue.md).
-BUILTIN_NET = "kestrel-7.nnue"
+BUILTIN_NET = "kestrel-8.nnue"
 NETS_FOLDER = Path(__file__).resolve().parent / "nets"
 
 

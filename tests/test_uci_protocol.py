@@ -36,7 +36,7 @@ EXPECTED_OPTIONS = [
     "option name SyzygyProbeLimit type spin default 7 min 0 max 7",
     "option name UCI_ShowWDL type check default false",
     "option name Use NNUE type check default true",
-    "option name EvalFile type string default kestrel-7.nnue",
+    "option name EvalFile type string default kestrel-8.nnue",
     "option name UCI_AnalyseMode type check default false",
     "option name UCI_Opponent type string default <empty>",
     "option name SearchParams type string default <empty>",

@@ -121,7 +121,7 @@ def test_configure_every_option(kestrel: chess.engine.SimpleEngine, tmp_path: Pa
         "UCI_LimitStrength": True, "UCI_Elo": 1500, "Skill Level": 10,
         "SyzygyPath": str(SYZYGY), "SyzygyProbeDepth": 4, "Syzygy50MoveRule": False, "SyzygyProbeLimit": 5,
         "UCI_ShowWDL": True, "UCI_AnalyseMode": True, "UCI_Opponent": "GM 2800 human Magnus Carlsen",
-        "SearchParams": "rfp_margin=90", "Use NNUE": False, "EvalFile": "kestrel-7.nnue",
+        "SearchParams": "rfp_margin=90", "Use NNUE": False, "EvalFile": "kestrel-8.nnue",
     }
     # python-chess sets these itself (analyse multipv=, play ponder=, a Chess960 board).
     managed = {"MultiPV", "Ponder", "UCI_Chess960"}
