@@ -154,10 +154,17 @@ def find(games: Iterable[chess.pgn.Game], player: str, margin: int) -> tuple[lis
     return found, tally
 
 
-def referee_scorer(command: str, depth: int) -> tuple[Callable[[str, chess.Color], int | None], Callable[[], None]]:
-    """(fen, colour -> the referee's score for `colour` in centipawns (mates as +-10,000), a closer)."""
+def open_referee(command: str) -> chess.engine.SimpleEngine:
+    """A referee engine started from its command line, on one thread with 64 MB of hash where it has
+    those options."""
     engine = chess.engine.SimpleEngine.popen_uci(shlex.split(command))
     engine.configure({name: value for name, value in (("Threads", 1), ("Hash", 64)) if name in engine.options})
+    return engine
+
+
+def referee_scorer(command: str, depth: int) -> tuple[Callable[[str, chess.Color], int | None], Callable[[], None]]:
+    """(fen, colour -> the referee's score for `colour` in centipawns (mates as +-10,000), a closer)."""
+    engine = open_referee(command)
 
     def score(fen: str, colour: chess.Color) -> int | None:
         info = engine.analyse(chess.Board(fen), chess.engine.Limit(depth=depth))
