@@ -3,7 +3,14 @@ score comments (`{+1.23/12 0.5s}`), and a file of such games."""
 
 from __future__ import annotations
 
+import shlex
+import subprocess
+import sys
 from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+# Kestrel itself as a referee engine's command line: the one engine every test machine has.
+KESTREL_REFEREE = f"{shlex.quote(sys.executable)} -m uci_engine"
 
 
 def scored_game(white: str, black: str, fen: str, result: str, moves: str) -> str:
@@ -17,3 +24,9 @@ def pgn_file(directory: Path, games: str) -> Path:
     path = directory / "games.pgn"
     path.write_text(games)
     return path
+
+
+def run_tool(tool: str, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    """`python -m tools.TOOL ARGS...` from the repository root, its output captured as text."""
+    return subprocess.run([sys.executable, "-m", f"tools.{tool}", *args], cwd=REPO_ROOT, capture_output=True,
+                          text=True, timeout=timeout)

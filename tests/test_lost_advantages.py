@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import chess
 import pytest
-from pgn_files import pgn_file, scored_game
+from pgn_files import KESTREL_REFEREE, pgn_file, run_tool, scored_game
 
 from tools import lost_advantages
 from tools.clock_stats import read_games
@@ -70,9 +67,7 @@ def test_material_and_kind() -> None:
 
 
 def test_the_command_with_kestrel_as_referee(pgn: Path) -> None:
-    referee = f"{shlex.quote(sys.executable)} -m uci_engine"
-    done = subprocess.run([sys.executable, "-m", "tools.lost_advantages", "Kestrel", str(pgn), "--referee", referee,
-                           "--referee-depth", "6"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
+    done = run_tool("lost_advantages", "Kestrel", str(pgn), "--referee", KESTREL_REFEREE, "--referee-depth", "6")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == "Kestrel: 3 games not won; in 2 of them its score reached +200 cp"
@@ -84,8 +79,7 @@ def test_the_command_with_kestrel_as_referee(pgn: Path) -> None:
 
 
 def test_a_referee_that_is_no_engine_is_a_clear_error(pgn: Path) -> None:
-    done = subprocess.run([sys.executable, "-m", "tools.lost_advantages", "Kestrel", str(pgn), "--referee",
-                           "/nonexistent/stockfish"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
+    done = run_tool("lost_advantages", "Kestrel", str(pgn), "--referee", "/nonexistent/stockfish", timeout=60)
     assert done.returncode == 2
     assert "--referee /nonexistent/stockfish: cannot start it as a UCI engine" in done.stderr
     assert "Traceback" not in done.stderr

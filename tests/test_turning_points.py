@@ -2,18 +2,13 @@
 
 from __future__ import annotations
 
-import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import chess
-from pgn_files import pgn_file, scored_game
+from pgn_files import KESTREL_REFEREE, pgn_file, run_tool, scored_game
 
 from tools import turning_points
 from tools.clock_stats import read_games
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
 
 # Kestrel (White) loses; the scripted referee's scores for White after each ply of the game (index 0:
 # the start position, 1: after 1. e4). White's moves cost 0, 0, -10, 240 (Nxe5, to -200), 350 (Nxf7,
@@ -80,9 +75,7 @@ def test_the_command_with_kestrel_as_referee(tmp_path: Path) -> None:
                              "1. e4 {+0.30/10 0.1s} d5 {0.00/10 0.1s} 2. Qg4 {+0.20/10 0.1s} Bxg4 {+9.00/10 0.1s} "
                              "3. Nf3 {-9.00/10 0.1s} Bxf3 {+9.00/10 0.1s}")
     pgn = pgn_file(tmp_path, queen_lost)
-    referee = f"{shlex.quote(sys.executable)} -m uci_engine"
-    done = subprocess.run([sys.executable, "-m", "tools.turning_points", "Kestrel", str(pgn), "--referee", referee,
-                           "--depth", "4"], cwd=REPO_ROOT, capture_output=True, text=True, timeout=300)
+    done = run_tool("turning_points", "Kestrel", str(pgn), "--referee", KESTREL_REFEREE, "--depth", "4")
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert lines[0] == "Kestrel: 1 games; 1 with a turning point"
@@ -98,7 +91,6 @@ def test_bad_arguments_and_a_referee_that_is_no_engine_are_clear_errors(tmp_path
     for extra, message in ((["--referee", "/nonexistent/stockfish"],
                             "--referee /nonexistent/stockfish: cannot start it as a UCI engine"),
                            (["--lost", "50"], "--lost below 0")):
-        done = subprocess.run([sys.executable, "-m", "tools.turning_points", "Kestrel", str(pgn), *extra],
-                              cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
+        done = run_tool("turning_points", "Kestrel", str(pgn), *extra, timeout=60)
         assert done.returncode == 2
         assert message in done.stderr and "Traceback" not in done.stderr

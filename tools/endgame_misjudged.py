@@ -72,18 +72,22 @@ def player_colour(game: chess.pgn.Game, player: str) -> chess.Color | None:
     return colours[0] if len(colours) == 1 else None
 
 
+def player_games(games: Iterable[chess.pgn.Game], player: str) -> Iterator[tuple[chess.pgn.Game, chess.Color, int]]:
+    """(game, PLAYER's colour, PLAYER's result: 1 won, 0 drawn, -1 lost) for each finished game PLAYER played."""
+    for game in games:
+        outcome = WHITE_OUTCOME.get(game.headers.get("Result", "*"))
+        colour = player_colour(game, player)
+        if outcome is not None and colour is not None:
+            yield game, colour, outcome if colour == chess.WHITE else -outcome
+
+
 def summarise(games: Iterable[chess.pgn.Game], player: str, probe: Callable[[str], int | None],
               max_men: int, margin: int) -> Summary:
     """`probe`: fen -> the side to move's WDL, 2 / 0 / -2 with the 50-move rule applied, None where the
     tables do not hold the position (`Tablebases.wdl_prober(True)`)."""
     count = draws = draws_called_won = 0
     entries: list[Entry] = []
-    for game in games:
-        result = WHITE_OUTCOME.get(game.headers.get("Result", "*"))
-        colour = player_colour(game, player)
-        if result is None or colour is None:
-            continue
-        own_result = result if colour == chess.WHITE else -result
+    for game, colour, own_result in player_games(games, player):
         count += 1
         best = None
         entry = None

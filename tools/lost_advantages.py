@@ -30,8 +30,7 @@ import chess.pgn
 
 from tools.arguments import USAGE_ERROR, ToolParser, fail, parse, readable_file
 from tools.clock_stats import read_games
-from tools.endgame_misjudged import player_colour, scored_moves
-from tools.wdl_fit import WHITE_OUTCOME
+from tools.endgame_misjudged import player_games, scored_moves
 
 # Material in pawns, for the balance only: the usual 1/3/3/5/9.
 PAWNS_WORTH = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
@@ -124,12 +123,7 @@ def find(games: Iterable[chess.pgn.Game], player: str, margin: int) -> tuple[lis
     its finished games by the margin)."""
     found: list[LostAdvantage] = []
     tally = Conversions()
-    for game in games:
-        outcome = WHITE_OUTCOME.get(game.headers.get("Result", "*"))
-        colour = player_colour(game, player)
-        if outcome is None or colour is None:
-            continue
-        own = outcome if colour == chess.WHITE else -outcome
+    for game, colour, own in player_games(games, player):
         tally.games += 1
         tally.wins += own == 1
         tally.losses += own == -1

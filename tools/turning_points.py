@@ -27,9 +27,9 @@ import chess.pgn
 
 from tools.arguments import USAGE_ERROR, ToolParser, fail, parse, readable_file
 from tools.clock_stats import read_games
-from tools.endgame_misjudged import player_colour
+from tools.endgame_misjudged import player_games
 from tools.lost_advantages import material_signature, open_referee, position_kind
-from tools.wdl_fit import SCORE, WHITE_OUTCOME
+from tools.wdl_fit import SCORE
 
 # A referee's mate score counts as this many centipawns, so that one drop into a mate does not
 # outweigh every other figure of a tally.
@@ -111,12 +111,7 @@ def find(games: Iterable[chess.pgn.Game], player: str, referee: Referee, lost: i
     games, with or without a turning point)."""
     found: list[TurningPoint] = []
     games_seen = 0
-    for game in games:
-        outcome = WHITE_OUTCOME.get(game.headers.get("Result", "*"))
-        colour = player_colour(game, player)
-        if outcome is None or colour is None:
-            continue
-        own = outcome if colour == chess.WHITE else -outcome
+    for game, colour, own in player_games(games, player):
         if own == 1 or (own == 0 and not draws):
             continue
         games_seen += 1
