@@ -11,7 +11,6 @@ from pgn_files import KESTREL_REFEREE, pgn_file, run_tool, scored_game
 from tools import lost_advantages
 from tools.clock_stats import read_games
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 OPPOSITE_BISHOPS = "8/5k2/2b3p1/8/4P3/2B2PP1/5K2/8 w - - 0 1"
 
 
