@@ -24,7 +24,7 @@ import chess.pgn
 
 from tools.arguments import USAGE_ERROR, ToolParser, fail, parse, readable_file
 from tools.clock_stats import read_games
-from tools.wdl_fit import SCORE, WHITE_OUTCOME
+from tools.wdl_fit import WHITE_OUTCOME, comment_score
 from uci_engine.tablebases import Tablebases
 
 
@@ -60,9 +60,9 @@ def scored_moves(game: chess.pgn.Game, colour: chess.Color) -> Iterator[tuple[ch
     for node in game.mainline():
         mover = board.turn
         board.push(node.move)
-        match = SCORE.match(node.comment or "") if mover == colour else None
-        if match:
-            yield board, round(float(match.group(1)) * 100)
+        score = comment_score(node.comment or "") if mover == colour else None
+        if score is not None:
+            yield board, score
 
 
 def player_colour(game: chess.pgn.Game, player: str) -> chess.Color | None:

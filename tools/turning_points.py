@@ -29,7 +29,7 @@ from tools.arguments import USAGE_ERROR, ToolParser, fail, parse, readable_file
 from tools.clock_stats import read_games
 from tools.endgame_misjudged import player_games
 from tools.lost_advantages import material_signature, open_referee, position_kind
-from tools.wdl_fit import SCORE
+from tools.wdl_fit import comment_score
 
 # A referee's mate score counts as this many centipawns, so that one drop into a mate does not
 # outweigh every other figure of a tally.
@@ -91,12 +91,11 @@ def turning_point(game: chess.pgn.Game, colour: chess.Color, result: int, refere
         board.push(node.move)
         now = referee(board, colour)
         if mover == colour and said is not None and now is not None:
-            match = SCORE.match(node.comment or "")
             best = said[1]
             best_san = before.san(best) if best is not None and before.is_legal(best) else ""
             point = TurningPoint(before.fen(), san, best_san,
                                  before.ply() - start, capped(said[0]), capped(now[0]),
-                                 round(float(match.group(1)) * 100) if match else None, result, colour)
+                                 comment_score(node.comment or ""), result, colour)
             if worst is None or point.drop > worst.drop:
                 worst = point
             if point.after <= lost:
@@ -147,9 +146,9 @@ def report(player: str, found: list[TurningPoint], games: int, blunder: int, bli
     seen: Counter[str] = Counter()
     for point in found:
         board = chess.Board(point.fen)
-        where = phase(board, point.ply)
+        where, kind = phase(board, point.ply), position_kind(board)
         phases[where] += 1
-        kinds[position_kind(board)] += 1
+        kinds[kind] += 1
         sizes[f"one move of {blunder} cp or more" if point.drop >= blunder else "a drift of smaller ones"] += 1
         if point.own is None:
             verdict = "no own score"
@@ -162,7 +161,7 @@ def report(player: str, found: list[TurningPoint], games: int, blunder: int, bli
         lines += [f"  {'drawn' if point.result == 0 else 'lost'}: move {point.ply // 2 + 1} {point.move} "
                   f"(referee {point.before:+d} -> {point.after:+d}, drop {point.drop}; it preferred "
                   f"{point.best or '?'}; own score {own}), {where}, {material_signature(board, point.colour)} "
-                  f"({position_kind(board)})",
+                  f"({kind})",
                   f"    {point.fen}"]
     for title, tally in (("phase", phases), ("kind", kinds), ("size", sizes), ("seen", seen)):
         if tally:

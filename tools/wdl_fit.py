@@ -28,6 +28,12 @@ Sample = tuple[int, int, int]      # (cp rounded to 10, material, outcome +1/0/-
 WHITE_OUTCOME = {"1-0": 1, "0-1": -1, "1/2-1/2": 0}
 
 
+def comment_score(comment: str) -> int | None:
+    """The mover's score in centipawns from a move comment that begins `+1.23/12`, None without one."""
+    match = SCORE.match(comment)
+    return round(float(match.group(1)) * 100) if match else None
+
+
 def samples_from_pgn(paths: Iterable[str], skip_moves: int = 8, player: str | None = None) -> Counter[Sample]:
     """Scored moves of every decided or drawn game, counted by (cp, material, outcome); with `player`,
     only the moves of the engine of that name (the White or Black tag)."""
@@ -45,9 +51,8 @@ def samples_from_pgn(paths: Iterable[str], skip_moves: int = 8, player: str | No
                 for node in game.mainline():
                     mover_is_white = board.turn == chess.WHITE
                     material = material_of(Position(board.fen()))
-                    match = SCORE.match(node.comment or "")
-                    if match and board.fullmove_number > skip_moves and scored[board.turn]:
-                        cp = round(float(match.group(1)) * 100)
+                    cp = comment_score(node.comment or "")
+                    if cp is not None and board.fullmove_number > skip_moves and scored[board.turn]:
                         if abs(cp) < 2000:
                             outcome = white_outcome if mover_is_white else -white_outcome
                             counts[(round(cp, -1), material, outcome)] += 1
