@@ -57,3 +57,44 @@ def test_wdl_fit_keeps_one_players_moves_with_player(tmp_path: Path) -> None:
     assert sum(everyone.values()) == 2 and sum(net.values()) == 1
     assert set(net) == {(100, 78, 1)}                   # the winner's move at +1.00, full material
     assert sum(samples_from_pgn([str(pgn)], player="Nobody").values()) == 0
+
+
+def test_wdl_fit_reads_the_generators_game_records(tmp_path: Path) -> None:
+    from tools.game_records import MATE_SCORE, pack_game
+    from tools.nnue_data import RESULT_LOSS, RESULT_WIN
+    from tools.wdl_fit import samples_from_game_records
+    start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"] * 4 + ["g1f3", "g8f6", "b1c3"]   # 19 plies, 16 left out
+    scores = [50] * 16 + [123, -80, MATE_SCORE - 9]                           # White +1.23, Black -0.80, a mate
+    won = tmp_path / "won.kgame"
+    won.write_bytes(pack_game(start, RESULT_WIN, shuffle, scores))
+    # White won: its move at +1.23 (rounded to 120) counts as a win, Black's at -0.80 as a loss;
+    # the opening's plies and the mate score are left out.
+    assert samples_from_game_records([str(won)]) == {(120, 78, 1): 1, (-80, 78, -1): 1}
+    lost = tmp_path / "lost.kgame"
+    lost.write_bytes(pack_game(start, RESULT_LOSS, shuffle, scores) * 3)
+    both = samples_from_game_records([str(won), str(lost)])
+    assert both == {(120, 78, 1): 1, (-80, 78, -1): 1, (120, 78, -1): 3, (-80, 78, 1): 3}
+    # --max-games takes the files in turn: two games are one of each file.
+    assert samples_from_game_records([str(won), str(lost)], max_games=2) == {
+        (120, 78, 1): 1, (-80, 78, -1): 1, (120, 78, -1): 1, (-80, 78, 1): 1}
+
+
+def test_wdl_fit_fits_game_records_from_the_command_line(tmp_path: Path) -> None:
+    from tools.game_records import pack_game
+    from tools.nnue_data import RESULT_DRAW, RESULT_WIN
+    start = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+    shuffle = ["g1f3", "g8f6", "f3g1", "f6g8"] * 40
+    records = tmp_path / "games.kgame"
+    # White scores +3.00 and wins, or +0.00 and draws: the fit must see a higher win rate at +3.00.
+    records.write_bytes(pack_game(start, RESULT_WIN, shuffle, [300, -300] * 80)
+                        + pack_game(start, RESULT_DRAW, shuffle, [0, 0] * 80))
+    result = run_tool("wdl_fit", str(records))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.startswith("samples: 288 scored moves")
+    band = next(line.split() for line in result.stdout.splitlines() if line.startswith("[  300, 2000)"))
+    assert band[3:5] == ["72", "100.0/"]              # White's 72 moves at +3.00 all won
+    bad = tmp_path / "bad.kgame"
+    bad.write_bytes(b"not a game record")
+    result = run_tool("wdl_fit", str(bad))
+    assert result.returncode != 0 and "kgame" in result.stderr

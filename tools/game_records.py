@@ -271,7 +271,7 @@ def is_capture(position: Any, uci: str) -> bool:
     return bool(position.piece_at(_square(uci[:2])) in ("P", "p") and uci[0] != uci[2])
 
 
-def _replay(game: Game) -> Iterator[tuple[Any, int, int, int, int]]:
+def replay(game: Game) -> Iterator[tuple[Any, int, int, int, int]]:
     """(position, ply, score, result, flags) of each searched position of a game, replayed with the
     core's ``Position``: the position object is the same one, moved on after each step."""
     from search.board.position import Position
@@ -291,14 +291,14 @@ def _replay(game: Game) -> Iterator[tuple[Any, int, int, int, int]]:
 
 def samples(game: Game) -> Iterator[Sample]:
     """The searched positions of a game, with their FENs."""
-    for position, ply, score, result, flags in _replay(game):
+    for position, ply, score, result, flags in replay(game):
         yield Sample(position.fen(), score, result, ply, flags)
 
 
 def to_training_records(games: Iterable[Game], filters: Filters) -> Iterator[bytes]:
     """The .kpos records of the positions the filters keep, game by game."""
     for game in games:
-        yield b"".join(pack(position, score, result) for position, ply, score, result, flags in _replay(game)
+        yield b"".join(pack(position, score, result) for position, ply, score, result, flags in replay(game)
                        if filters.keeps_flags(ply, score, flags))
 
 

@@ -1,9 +1,11 @@
-"""Fit the WDL model (search/wdl.py) to games: `python -m tools.wdl_fit GAMES.pgn ...`.
+"""Fit the WDL model (search/wdl.py) to games: `python -m tools.wdl_fit GAMES.pgn|GAMES.kgame ...`.
 
 Every move with a score comment (`{ +0.35/12 0.1s }`, as the project's runner and
 cutechess write them) gives one sample: the mover's score, the material on the board
-and the game's result from the mover's view.  Mate scores and the opening (first 8
-moves) are left out.  The constants maximise the likelihood of the results (a small
+and the game's result from the mover's view.  The data generator's game records
+(`.kgame`, tools/game_records.py) give the same for every searched position, so the
+model can be fitted to the net's own games by the million.  Mate scores and the opening
+(first 8 moves) are left out.  The constants maximise the likelihood of the results (a small
 Nelder-Mead search, no dependency); the fit's log-loss and a calibration table are
 printed beside those of the constants in use.
 """
@@ -20,7 +22,9 @@ import chess.pgn
 
 from search.board.position import Position
 from search.wdl import A0, A1, B0, B1, material_of, wdl_probabilities
-from tools.arguments import ToolParser, fail, parse, readable_file
+from tools.arguments import ToolParser, fail, int_range, parse, readable_file
+from tools.game_records import GAME_SUFFIX, is_mate_score, replay, whole_games
+from tools.nnue_data import RESULT_DRAW
 
 SCORE = re.compile(r"^\s*([+-]?\d+(?:\.\d+)?)/\d+")
 Sample = tuple[int, int, int]      # (cp rounded to 10, material, outcome +1/0/-1 for the mover)
@@ -57,6 +61,29 @@ def samples_from_pgn(paths: Iterable[str], skip_moves: int = 8, player: str | No
                             outcome = white_outcome if mover_is_white else -white_outcome
                             counts[(round(cp, -1), material, outcome)] += 1
                     board.push(node.move)
+    return counts
+
+
+def samples_from_game_records(paths: Iterable[str], skip_moves: int = 8,
+                              max_games: int | None = None) -> Counter[Sample]:
+    """Every searched position of the whole games in `.kgame` files (at most `max_games` of them,
+    taken in turn from each file so that every shard is represented), counted like
+    `samples_from_pgn`'s: the score is the side to move's, the outcome the game's from its view."""
+    counts: Counter[Sample] = Counter()
+    readers = [whole_games(path) for path in paths]
+    games = 0
+    while readers and (max_games is None or games < max_games):
+        for reader in list(readers):
+            game = next(reader, None)
+            if game is None:
+                readers.remove(reader)
+                continue
+            games += 1
+            for position, ply, score, result, _ in replay(game):
+                if ply >= 2 * skip_moves and not is_mate_score(score) and abs(score) < 2000:
+                    counts[(round(score, -1), material_of(position), result - RESULT_DRAW)] += 1
+            if max_games is not None and games >= max_games:
+                break
     return counts
 
 
@@ -126,15 +153,21 @@ def calibration_table(counts: Counter[Sample], params: tuple[float, float, float
 
 def main(argv: list[str] | None = None) -> int:
     parser = ToolParser(prog="python -m tools.wdl_fit", description=__doc__.split("\n\n")[0])
-    parser.add_argument("pgn", nargs="+", type=readable_file, help="games with score comments")
+    parser.add_argument("pgn", nargs="+", type=readable_file,
+                        help="games with score comments (.pgn) or the data generator's game records (.kgame)")
     parser.add_argument("--player", help="fit only the moves of the engine named NAME (e.g. one evaluation's games)")
+    parser.add_argument("--max-games", type=int_range(1), metavar="N",
+                        help="read at most N games of the .kgame files (a few thousand fit the four constants)")
     args = parse(parser, argv)
     if args is None:
         return 2
     try:
-        counts = samples_from_pgn([str(path) for path in args.pgn], player=args.player)
-    except (OSError, UnicodeDecodeError) as exc:
-        return fail(parser.prog, f"{exc}; give PGN files")
+        paths = [str(path) for path in args.pgn]
+        records = [path for path in paths if path.endswith(GAME_SUFFIX)]
+        counts = samples_from_pgn([path for path in paths if not path.endswith(GAME_SUFFIX)], player=args.player)
+        counts += samples_from_game_records(records, max_games=args.max_games)
+    except (OSError, UnicodeDecodeError, ValueError) as exc:
+        return fail(parser.prog, f"{exc}; give PGN files or .kgame game records")
     n = sum(counts.values())
     if n < 100:
         return fail(parser.prog, f"only {n} scored moves; play more games")
