@@ -8,8 +8,9 @@ The model is a pair of logistic curves, as Stockfish's win-rate model is shaped:
 so a score of `a` centipawns wins half the time, and `b` sets how fast the chances
 change with the score.  Its users: MCTS values its leaves with win + draw / 2
 (search/mcts_value.pyx reads the constants from here), and `UCI_ShowWDL` reports the
-chances (uci_engine/wdl.py).  The constants were fitted to Kestrel's own self-play games
-(`python -m tools.wdl_fit games.pgn`; the fit and its data are in docs/play.md).
+chances (uci_engine/wdl.py).  The constants were fitted to the shipped net's own games
+(`python -m tools.wdl_fit games.pgn`; the fit and its data are in docs/play.md): each
+evaluation has its own centipawn scale, so a new net or evaluation wants a new fit.
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ import math
 
 from search.board.position import Position
 
-# Fitted to 300 self-play games at 1 s + 0.01 s, 39,411 scored moves (docs/play.md): with
-# much material a small edge already decides fast games; in endgames it takes more.
-A0, A1 = 271.2, -170.3
-B0, B1 = 159.2, -43.8
+# Fitted to kestrel-8's 55,170 scored moves in 1,005 games at 2 s + 0.02 s against kestrel-7
+# (docs/play.md): with much material a small edge already decides; in endgames it takes more.
+A0, A1 = 379.7, -219.7
+B0, B1 = 89.3, 38.4
 
 PIECE_MATERIAL = {"p": 1, "n": 3, "b": 3, "r": 5, "q": 9}
 
