@@ -58,12 +58,14 @@ def mates(fen: str, pv: list[str], moves: int) -> bool:
 # (fen, leaf mode, leaf depth) -> (best move, playouts, nodes, pool used, visits of the first six
 # root children), for 3000 playouts with seed 7 and c_puct 0.35.  First recorded from the code
 # before threads were added (2c3d12f), which the threaded code matched exactly (517849f); then
-# re-recorded with the evaluation terms of 9bddfe4, which change every leaf value.  A change
+# re-recorded with the evaluation terms of 9bddfe4, which change every leaf value, and for the
+# eval leaves with the WDL model refitted to kestrel-8's games, through which their scores become
+# values (the playouts' values are game results and did not change).  A change
 # to the single-thread walk (virtual loss, expansion stages, atomics) shows up here.
 BEFORE_THREADS = {
-    (START, "eval", 2): ("g2g3", 3000, 65264, 63474, [777, 7, 58, 8, 19, 14]),
+    (START, "eval", 2): ("e2e3", 3000, 92168, 79188, [322, 15, 34, 6, 19, 21]),
     (START, "playout", 0): ("f2f3", 3000, 3000, 35455, [66, 73, 5, 578, 159, 310]),
-    (MIDDLEGAME, "eval", 2): ("h5f3", 3000, 81007, 60615, [817, 1, 1, 1, 1, 1]),
+    (MIDDLEGAME, "eval", 2): ("h5d1", 3000, 77055, 60998, [696, 1, 3, 236, 2, 1]),
     (MIDDLEGAME, "playout", 0): ("h5g4", 3000, 3000, 47006, [180, 1, 1, 274, 1, 1]),
 }
 
