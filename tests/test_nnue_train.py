@@ -369,3 +369,27 @@ def test_game_files_train_like_their_merged_records(tmp_path: Path, capsys: pyte
         nets.append((net.feature_weights, net.output_weights))
     assert len(Records.load([merged])) > 100
     assert nets[0][0] == nets[1][0] and nets[0][1] == nets[1][1]
+
+
+def test_the_comparison_scores_a_checkpoints_float_model_beside_its_net(
+        data_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`tools.nnue_compare` takes a trainer checkpoint for its float model: the values are the float
+    model's own, and its row sits beside the quantised net's, which the rounding moves only a little."""
+    from search.board.position import Position
+    from tools import nnue_compare
+    run_trainer(str(data_file), "--hidden", "16", "--epochs", "2", "--batch", "512", "--warmup-steps", "5",
+                "--threads", "2", "--out", str(tmp_path / "c.nnue"), capsys=capsys)
+    checkpoint = tmp_path / "c.nnue.checkpoints" / "epoch-0002.npz"
+    net = load_checkpoint(checkpoint)[0]
+    data = data_file.read_bytes()
+    fen = unpack(data[:RECORD_SIZE]).fen
+    assert nnue_compare.float_model(str(checkpoint))(Position(fen)) == float_output(net, fen) * SCALE
+    assert nnue_compare.main([str(data_file), str(tmp_path / "c.nnue"), str(checkpoint), "--every", "5"]) == 0
+    rows = {line.split()[0]: [float(x) for x in line.split()[1:]] for line in capsys.readouterr().out.splitlines()[3:]}
+    assert set(rows) == {"weighted", str(tmp_path / "c.nnue"), str(checkpoint)}
+    quantised, float_model = rows[str(tmp_path / "c.nnue")], rows[str(checkpoint)]
+    assert float_model != quantised and float_model[1] == pytest.approx(quantised[1], rel=0.05)    # the loss
+    not_a_checkpoint = tmp_path / "bad.npz"
+    not_a_checkpoint.write_bytes(b"not a zip file")
+    assert nnue_compare.main([str(data_file), str(not_a_checkpoint)]) == 2
+    assert "not a checkpoint of this trainer" in capsys.readouterr().err

@@ -9,12 +9,18 @@ games are decided and where the correlation over all positions, dominated by won
 a worse evaluation.  It is a quick check before games:
 a net that predicts worse than the weighted evaluation will not beat it; one that predicts better
 still has to show it in an SPRT.
+
+A trainer checkpoint (``.npz``, ``tools/nnue_train.py``) in place of a net file is scored with the
+float model it holds, before quantisation: beside the net written from it, that shows what the
+engine's integer arithmetic costs (numpy needed, as for training).
 """
 
 from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Callable
+from pathlib import Path
 
 from eval.api import evaluate
 from eval.networks import load_network
@@ -22,6 +28,25 @@ from eval.nnue_api import nnue_evaluate
 from search.board.position import Position
 from tools.arguments import ToolParser, fail, finite_float, parse, positive_int, readable_file
 from tools.nnue_data import read_records, records_file
+
+CHECKPOINT_SUFFIX = ".npz"
+
+
+def engine_net(path: str) -> Callable[[Position], float]:
+    """The centipawns of a net file as the engine computes them."""
+    network = load_network(path)[0]
+    return lambda position: float(nnue_evaluate(network, position))
+
+
+def float_model(path: str) -> Callable[[Position], float]:
+    """The centipawns of a trainer checkpoint's float model (ValueError for a file that is not one)."""
+    try:
+        from tools.nnue_train import float_output, load_checkpoint
+    except ImportError:
+        raise ValueError("a checkpoint needs numpy: pip install '.[nnue]'") from None
+    net, *_, config = load_checkpoint(Path(path))
+    scale = float(config.get("scale", 400.0))
+    return lambda position: float_output(net, position.fen()) * scale
 
 
 def correlation(xs: list[float], ys: list[float]) -> float:
@@ -41,7 +66,9 @@ def sigmoid(x: float) -> float:
 def main(argv: list[str] | None = None) -> int:
     parser = ToolParser(prog="python -m tools.nnue_compare", description=__doc__.split("\n\n")[0])
     parser.add_argument("records", type=records_file, help="held-out .kpos file")
-    parser.add_argument("nets", nargs="*", type=readable_file, help="net files to compare with the weighted evaluation")
+    parser.add_argument("nets", nargs="*", type=readable_file,
+                        help="net files (or trainer checkpoints, .npz: their float models) to compare with the "
+                             "weighted evaluation")
     parser.add_argument("--every", type=positive_int, default=10, help="use every Nth record (default %(default)s)")
     parser.add_argument("--lambda", dest="lam", type=finite_float(0.0, 1.0), default=0.75,
                         help="the trainer's lambda")
@@ -53,11 +80,17 @@ def main(argv: list[str] | None = None) -> int:
     if args is None:
         return 2
     try:
-        nets = {str(path): load_network(str(path))[0] for path in args.nets}
+        nets: dict[str, Callable[[Position], float]] = {}
+        for path in map(str, args.nets):
+            if path.endswith(CHECKPOINT_SUFFIX):
+                nets[path] = float_model(path)
+            else:
+                nets[path] = engine_net(path)
         rows = [(Position(r.fen), r.score, r.result) for i, r in enumerate(read_records(args.records))
                 if i % args.every == 0]
     except (OSError, ValueError) as err:
-        return fail(parser.prog, f"{err}; give a net written by tools.nnue_train and a .kpos file")
+        return fail(parser.prog, f"{err}; give a net written by tools.nnue_train (or its .npz checkpoint) "
+                                 "and a .kpos file")
     if len(rows) < 2:
         return fail(parser.prog, f"fewer than two records in {args.records} (at --every {args.every}); "
                                  "give more records or a smaller --every")
@@ -69,8 +102,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'evaluation':<40} {'corr(score)':>12} {'loss':>10} {'band corr':>10} {'band MAE':>9}")
     for name in ["weighted", *nets]:
         net = nets.get(name)
-        values = [float(evaluate(position) if net is None else nnue_evaluate(net, position))
-                  for position, _, _ in rows]
+        values = [float(evaluate(position)) if net is None else net(position) for position, _, _ in rows]
         loss = sum((sigmoid(v / args.scale) - t) ** 2 for v, t in zip(values, targets, strict=True)) / len(rows)
         band_values = [values[i] for i in band]
         band_scores = [scores[i] for i in band]
