@@ -4,11 +4,12 @@ score comments (`{+1.23/12 0.5s}`), and a file of such games."""
 from __future__ import annotations
 
 import shlex
-import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+import tool_runs
+
 # Kestrel itself as a referee engine's command line: the one engine every test machine has.
 KESTREL_REFEREE = f"{shlex.quote(sys.executable)} -m uci_engine"
 
@@ -26,7 +27,5 @@ def pgn_file(directory: Path, games: str) -> Path:
     return path
 
 
-def run_tool(tool: str, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    """`python -m tools.TOOL ARGS...` from the repository root, its output captured as text."""
-    return subprocess.run([sys.executable, "-m", f"tools.{tool}", *args], cwd=REPO_ROOT, capture_output=True,
-                          text=True, timeout=timeout)
+# The tools that read match games may start a referee engine: they get five minutes.
+run_tool = partial(tool_runs.run_tool, timeout=300)

@@ -12,13 +12,14 @@ import os
 import random
 import struct
 import subprocess
-import sys
 from collections.abc import Callable
+from functools import partial
 from pathlib import Path
 
 import chess
 import numpy as np
 import pytest
+import tool_runs
 
 from eval.networks import load_network
 from eval.nnue_file import write_net
@@ -26,13 +27,11 @@ from tools.arguments import creatable_folder, finite_float, int_range, readable_
 from tools.nnue_data import RECORD_SIZE, RESULT_DRAW, first_bad_record, pack, read_records
 from tools.nnue_train import MAX_SCALE, FloatNet, quantise
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 needs_fifo = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="no FIFOs on this system (Windows)")
 
 
-def run_tool(name: str, *args: str | Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", f"tools.{name}", *map(str, args)], cwd=REPO_ROOT,
-                          capture_output=True, text=True, timeout=60, check=False, env=env)
+# A refusal comes before any work: a minute is ample, and a hang (a FIFO read) fails the test.
+run_tool = partial(tool_runs.run_tool, timeout=60)
 
 
 def refused(result: subprocess.CompletedProcess[str], *fragments: str) -> str:

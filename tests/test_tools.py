@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
+import tool_runs
 from conftest import SHARED_DATA, shared_data_path
+from tool_runs import REPO_ROOT
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 # The commands: every module that runs as a script (the others, such as arguments.py, are libraries).
 TOOLS = sorted(path.stem for path in (REPO_ROOT / "tools").glob("*.py")
                if 'if __name__ == "__main__":' in path.read_text(encoding="utf-8"))
 
 
-def run_tool(name: str, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", f"tools.{name}", *args], cwd=REPO_ROOT, capture_output=True,
-                          text=True, timeout=120, check=False)
+run_tool = partial(tool_runs.run_tool, timeout=120)
 
 
 def test_the_lab_holds_the_tools() -> None:
