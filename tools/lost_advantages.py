@@ -148,28 +148,32 @@ def find(games: Iterable[chess.pgn.Game], player: str, margin: int) -> tuple[lis
     return found, tally
 
 
-def open_referee(command: str) -> chess.engine.SimpleEngine:
-    """A referee engine started from its command line, on one thread with 64 MB of hash where it has
-    those options."""
+# A referee's word on a position for one side: its score in centipawns (mates as +-10,000) and its best
+# move, or None where it gave no score.
+Referee = Callable[[chess.Board, chess.Color], tuple[int, chess.Move | None] | None]
+
+
+def open_referee(command: str, depth: int) -> tuple[Referee, Callable[[], None]]:
+    """A referee from a UCI engine's command line, searching each position to `depth` on one thread with
+    64 MB of hash where it has those options: (the referee, its closer). A finished game scores as the
+    rules say."""
     engine = chess.engine.SimpleEngine.popen_uci(shlex.split(command))
     engine.configure({name: value for name, value in (("Threads", 1), ("Hash", 64)) if name in engine.options})
-    return engine
 
+    def judge(board: chess.Board, colour: chess.Color) -> tuple[int, chess.Move | None] | None:
+        if board.is_checkmate():
+            return (-10_000 if board.turn == colour else 10_000), None
+        if board.is_game_over(claim_draw=False):
+            return 0, None
+        info = engine.analyse(board, chess.engine.Limit(depth=depth))
+        pov, pv = info.get("score"), info.get("pv")
+        return None if pov is None else (pov.pov(colour).score(mate_score=10_000), pv[0] if pv else None)
 
-def referee_scorer(command: str, depth: int) -> tuple[Callable[[str, chess.Color], int | None], Callable[[], None]]:
-    """(fen, colour -> the referee's score for `colour` in centipawns (mates as +-10,000), a closer)."""
-    engine = open_referee(command)
-
-    def score(fen: str, colour: chess.Color) -> int | None:
-        info = engine.analyse(chess.Board(fen), chess.engine.Limit(depth=depth))
-        pov = info.get("score")
-        return None if pov is None else pov.pov(colour).score(mate_score=10_000)
-
-    return score, engine.quit
+    return judge, engine.quit
 
 
 def report(player: str, found: list[LostAdvantage], conversions: Conversions, margin: int,
-           referee: Callable[[str, chess.Color], int | None] | None, agree: int) -> list[str]:
+           referee: Referee | None, agree: int) -> list[str]:
     """The report's lines: the counts, one line per lost advantage, then the tallies."""
     lines = [f"{player}: {conversions.not_won} games not won; in {len(found)} of them its score reached +{margin} cp",
              f"  {conversions.line(margin)}"]
@@ -189,10 +193,11 @@ def report(player: str, found: list[LostAdvantage], conversions: Conversions, ma
                 f"peak {loss.peak.score:+d} at ply {loss.peak.ply}, {material_signature(peak_board, loss.colour)} "
                 f"({peak_kind}); {loss.moves_above} moves >= +{margin}")
         if referee is not None:
-            first_says, peak_says = referee(loss.first.fen, loss.colour), referee(loss.peak.fen, loss.colour)
-            if first_says is None or peak_says is None:
+            first_word, peak_word = referee(first_board, loss.colour), referee(peak_board, loss.colour)
+            if first_word is None or peak_word is None:
                 line += "; referee: no score"
             else:
+                (first_says, _), (peak_says, _) = first_word, peak_word
                 line += f"; referee {first_says:+d} / {peak_says:+d}"
                 verdicts["real (conversion failed)" if max(first_says, peak_says) >= agree
                          else "invented (evaluation)"] += 1
@@ -223,7 +228,7 @@ def main(argv: list[str] | None = None) -> int:
     referee = close = None
     if args.referee is not None:
         try:
-            referee, close = referee_scorer(args.referee, args.referee_depth)
+            referee, close = open_referee(args.referee, args.referee_depth)
         except (OSError, chess.engine.EngineError, TimeoutError) as problem:
             return fail(parser.prog, f"--referee {args.referee}: cannot start it as a UCI engine ({problem})")
     try:

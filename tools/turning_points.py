@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 import chess
@@ -28,7 +28,7 @@ import chess.pgn
 from tools.arguments import USAGE_ERROR, ToolParser, fail, parse, readable_file
 from tools.clock_stats import read_games
 from tools.endgame_misjudged import player_games
-from tools.lost_advantages import material_signature, open_referee, position_kind
+from tools.lost_advantages import Referee, material_signature, open_referee, position_kind
 from tools.wdl_fit import comment_score
 
 # A referee's mate score counts as this many centipawns, so that one drop into a mate does not
@@ -67,9 +67,6 @@ def phase(board: chess.Board, ply: int) -> str:
     material = sum(worth * len(board.pieces(kind, colour)) for kind, worth in PHASE_WORTH.items()
                    for colour in chess.COLORS)
     return "endgame" if material <= ENDGAME_MATERIAL else "middlegame"
-
-
-Referee = Callable[[chess.Board, chess.Color], tuple[int, chess.Move | None] | None]
 
 
 def capped(score: int) -> int:
@@ -118,23 +115,6 @@ def find(games: Iterable[chess.pgn.Game], player: str, referee: Referee, lost: i
         if point is not None:
             found.append(point)
     return found, games_seen
-
-
-def referee_with_moves(command: str, depth: int) -> tuple[Referee, Callable[[], None]]:
-    """A referee from a UCI engine's command line: (board, colour -> (score for `colour` in
-    centipawns with mates as +-10,000, its best move), a closer). A finished game scores as the rules say."""
-    engine = open_referee(command)
-
-    def score(board: chess.Board, colour: chess.Color) -> tuple[int, chess.Move | None] | None:
-        if board.is_checkmate():
-            return (-10_000 if board.turn == colour else 10_000), None
-        if board.is_game_over(claim_draw=False):
-            return 0, None
-        info = engine.analyse(board, chess.engine.Limit(depth=depth))
-        pov, pv = info.get("score"), info.get("pv")
-        return None if pov is None else (pov.pov(colour).score(mate_score=10_000), pv[0] if pv else None)
-
-    return score, engine.quit
 
 
 def report(player: str, found: list[TurningPoint], games: int, blunder: int, blind: int) -> list[str]:
@@ -191,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.depth <= 0 or args.lost >= 0 or args.blunder <= 0 or args.blind <= 0:
         return fail(parser.prog, "--depth, --blunder and --blind must be above 0 and --lost below 0")
     try:
-        referee, close = referee_with_moves(args.referee, args.depth)
+        referee, close = open_referee(args.referee, args.depth)
     except (OSError, chess.engine.EngineError, TimeoutError) as problem:
         return fail(parser.prog, f"--referee {args.referee}: cannot start it as a UCI engine ({problem})")
     try:
