@@ -48,3 +48,20 @@ def test_iterations_play_games_save_state_and_resume(tmp_path: Path, capsys: pyt
     assert main([*common, "--iterations", "3", "--resume"]) == 0
     assert capsys.readouterr().out.count("games 2 ") == 1
     assert json.loads(state_file.read_text())["iteration"] == 3
+
+
+def test_runner_options_reach_the_runner(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # Every game adjudicated a draw after one move: the engines score alike, so nothing moves.
+    state_file, out = tmp_path / "state.json", tmp_path / "tuned.json"
+    common = ["--params", "rfp_margin,futility_base", "--pairs", "1", "--each", "nodes=400", "--engine", ENGINE,
+              "--state", str(state_file), "--out", str(out), "--gain", "50", "--iterations", "2"]
+    assert main([*common, "--runner-options", "-maxmoves 1"]) == 0
+    printed = capsys.readouterr().out
+    assert printed.count("games 2  plus scored 0.500") == 2, printed
+    defaults = {name: SEARCH_PARAMS[name].default for name in ("rfp_margin", "futility_base")}
+    assert json.loads(out.read_text()) == defaults
+    # An option the runner refuses stops the run with the runner's word.
+    assert main([*common, "--runner-options", "-maxmoves many"]) == 1
+    assert "the runner failed" in capsys.readouterr().err
+    assert main([*common, "--runner-options", "-draw 'movenumber=40"]) == 2
+    assert "quote it as a shell would" in capsys.readouterr().err

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import shlex
 import stat
 import sys
 from collections.abc import Callable, Sequence
@@ -94,6 +95,17 @@ def finite_float(low: float | None = None, high: float | None = None, *, low_ope
 
     _named("finite_float", check)
     return check
+
+
+def shell_words(text: str) -> list[str]:
+    """Words quoted as a shell would split them (`-draw movenumber=40 "name=a b"`)."""
+    try:
+        return shlex.split(text)
+    except ValueError as problem:
+        raise argparse.ArgumentTypeError(f"{text!r}: {problem}; quote it as a shell would") from None
+
+
+_named("shell_words", shell_words)
 
 
 def _stat(path: Path) -> os.stat_result | None:

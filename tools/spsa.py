@@ -44,6 +44,7 @@ from tools.arguments import (
     parse,
     positive_int,
     readable_file,
+    shell_words,
     writable_output,
 )
 
@@ -78,8 +79,10 @@ def engine_params(state: SpsaState, values: dict[str, float]) -> str:
 
 
 def play_pairs(engine_cmd: str, plus: str, minus: str, pairs: int, each: list[str], book: str | None,
-               seed: int, runner: list[str], concurrency: int = 1) -> tuple[float, int]:
-    """Play `pairs` game pairs plus vs minus; (points of plus per game, games counted)."""
+               seed: int, runner: list[str], concurrency: int = 1,
+               runner_options: list[str] | None = None) -> tuple[float, int]:
+    """Play `pairs` game pairs plus vs minus; (points of plus per game, games counted).
+    `runner_options` are more of the runner's words, such as its adjudication."""
     with tempfile.TemporaryDirectory(prefix="kestrel-spsa-") as folder:
         pgn_path = Path(folder) / "games.pgn"
         command = [*runner,
@@ -88,7 +91,8 @@ def play_pairs(engine_cmd: str, plus: str, minus: str, pairs: int, each: list[st
                    "-each", *each,
                    "-games", "2", "-rounds", str(pairs), "-srand", str(seed), "-concurrency", str(concurrency),
                    "-pgnout", str(pgn_path), "-report-every", "1000",
-                   "-recover"]  # a crash costs its game, not the iteration (the runner stops without it)
+                   "-recover",  # a crash costs its game, not the iteration (the runner stops without it)
+                   *(runner_options or [])]
         if book:
             command += ["-openings", f"file={book}", "order=random"]
         completed = subprocess.run(command, capture_output=True, text=True, check=False)
@@ -117,7 +121,8 @@ def step(state: SpsaState, args: argparse.Namespace, rng: random.Random, runner:
     minus = {name: state.theta[name] - c_k[name] * signs[name] for name in state.names}
     book = None if args.book is None else str(args.book)
     score, games = play_pairs(args.engine, engine_params(state, plus), engine_params(state, minus),
-                              args.pairs, args.each, book, state.seed + k, runner, args.concurrency)
+                              args.pairs, args.each, book, state.seed + k, runner, args.concurrency,
+                              args.runner_options)
     # Points of plus minus points of minus per game: 2 * score - 1, in [-1, 1].
     difference = 2.0 * score - 1.0
     for name in state.names:
@@ -152,6 +157,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--each", nargs="+", default=["tc=2+0.02", "timemargin=50"],
                         help="the runner's -each settings of both engines (time control, nodes=...)")
     parser.add_argument("--book", type=readable_file, default=None, help="an EPD opening book for the games")
+    # Adjudication ends decided and dead-drawn games early, and an SPSA run costs its games.
+    parser.add_argument("--runner-options", type=shell_words, default=[],
+                        help="more of the runner's words, quoted as one argument, such as its adjudication: "
+                             "'-resign movecount=3 score=600 twosided=true -draw movenumber=40 movecount=8 score=10'")
     parser.add_argument("--engine", default="kestrel", help="the engine command (needs the SearchParams option)")
     parser.add_argument("--gain", type=finite_float(0.0, low_open=True), default=5.0,
                         help="a: larger moves faster and noisier")
