@@ -28,25 +28,25 @@ class SearchParam:
 SEARCH_PARAMS: dict[str, SearchParam] = {
     # Reverse futility: a node whose static eval is this far above beta fails high at once.
     "rfp_max_depth": SearchParam(6, 2, 10, "deepest node reverse futility applies to"),
-    "rfp_margin": SearchParam(85, 30, 200, "margin per ply of depth (less one ply when improving)"),
+    "rfp_margin": SearchParam(93, 30, 200, "margin per ply of depth (less one ply when improving)"),
     # Null move.
     "nmp_min_depth": SearchParam(3, 2, 6, "shallowest node that tries a null move"),
     "nmp_base_reduction": SearchParam(3, 2, 5, "the null move's reduction before its depth term"),
     "nmp_depth_divisor": SearchParam(4, 2, 8, "one more ply of reduction per this many plies of depth"),
-    "nmp_eval_margin": SearchParam(200, 50, 500, "static eval this far above beta adds a ply of reduction"),
+    "nmp_eval_margin": SearchParam(58, 50, 500, "static eval this far above beta adds a ply of reduction"),
     "nmp_verify_depth": SearchParam(12, 6, 30, "from this depth a null-move cutoff is verified"),
     # Internal iterative reduction.
     "iir_min_depth": SearchParam(6, 3, 12, "PV and cut nodes without a hash move from this depth lose a ply"),
     # SEE pruning of captures.
     "see_max_depth": SearchParam(4, 1, 8, "deepest node that prunes losing captures"),
-    "see_margin": SearchParam(80, 20, 200, "a capture losing more than this per ply of depth is pruned"),
+    "see_margin": SearchParam(56, 20, 200, "a capture losing more than this per ply of depth is pruned"),
     # Late-move pruning.
     "lmp_max_depth": SearchParam(4, 1, 8, "deepest node that prunes late quiet moves"),
     "lmp_base": SearchParam(3, 1, 8, "quiet moves always tried before depth^2 (x2 when improving) more"),
     # Futility pruning at the reduced depth.
     "futility_max_depth": SearchParam(6, 2, 10, "deepest reduced depth futility applies to"),
-    "futility_base": SearchParam(120, 40, 300, "margin at reduced depth 0"),
-    "futility_per_depth": SearchParam(100, 40, 250, "margin per ply of reduced depth"),
+    "futility_base": SearchParam(136, 40, 300, "margin at reduced depth 0"),
+    "futility_per_depth": SearchParam(54, 40, 250, "margin per ply of reduced depth"),
     "futility_history_divisor": SearchParam(128, 32, 1024, "history / this is added to the margin"),
     # Late-move reductions: base(d, n) = lmr_base + ln(d) ln(n) / lmr_divisor.
     "lmr_min_depth": SearchParam(3, 2, 6, "shallowest node that reduces late moves"),
@@ -59,9 +59,9 @@ SEARCH_PARAMS: dict[str, SearchParam] = {
     "se_margin_per_depth": SearchParam(2, 1, 8, "singular beta = hash score - this * depth"),
     # Aspiration windows.
     "aspiration_min_depth": SearchParam(5, 2, 10, "first iteration searched with a window"),
-    "aspiration_delta": SearchParam(18, 5, 60, "half-width of the first window in centipawns"),
+    "aspiration_delta": SearchParam(6, 5, 60, "half-width of the first window in centipawns"),
     # Quiescence.
-    "delta_margin": SearchParam(200, 50, 500, "a capture that cannot lift the eval to alpha by this is skipped"),
+    "delta_margin": SearchParam(463, 50, 500, "a capture that cannot lift the eval to alpha by this is skipped"),
     # Time management (search/timeman.pyx).  The plan: the clock is shared over the moves the game
     # likely still has, tm_horizon_start at move 0, tm_horizon_per_move fewer each move, at least
     # tm_horizon_min; the maximum caps the move.

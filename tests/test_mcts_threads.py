@@ -60,12 +60,13 @@ def mates(fen: str, pv: list[str], moves: int) -> bool:
 # before threads were added (2c3d12f), which the threaded code matched exactly (517849f); then
 # re-recorded with the evaluation terms of 9bddfe4, which change every leaf value, and for the
 # eval leaves with the WDL model refitted to kestrel-8's games, through which their scores become
-# values (the playouts' values are game results and did not change).  A change
+# values (the playouts' values are game results and did not change), and for the eval leaves again
+# with the SPSA margins of ab-spsa-k8, which shape their searches.  A change
 # to the single-thread walk (virtual loss, expansion stages, atomics) shows up here.
 BEFORE_THREADS = {
-    (START, "eval", 2): ("e2e3", 3000, 92168, 79188, [322, 15, 34, 6, 19, 21]),
+    (START, "eval", 2): ("e2e3", 3000, 74999, 66633, [291, 12, 14, 63, 24, 15]),
     (START, "playout", 0): ("f2f3", 3000, 3000, 35455, [66, 73, 5, 578, 159, 310]),
-    (MIDDLEGAME, "eval", 2): ("h5d1", 3000, 77055, 60998, [696, 1, 3, 236, 2, 1]),
+    (MIDDLEGAME, "eval", 2): ("h5e2", 3000, 88782, 67222, [608, 3, 3, 5, 1, 1]),
     (MIDDLEGAME, "playout", 0): ("h5g4", 3000, 3000, 47006, [180, 1, 1, 274, 1, 1]),
 }
 
