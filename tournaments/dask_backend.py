@@ -399,9 +399,11 @@ class DaskBackend:
             if workers < 1:
                 raise ConfigError("-backend dask local:N needs at least one worker")
             # One thread a worker: each worker process plays one game at a time, as one core would.
-            # Its workers' warnings (a cancelled waiting game, say) would land among the run's lines.
+            # Its workers' logs (a cancelled waiting game; under load, a heartbeat that meets the
+            # scheduler already closed at shutdown, with its traceback) would land among the run's
+            # lines.  What a worker's failure means for the run reaches it as the task's failure.
             self.cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                                    dashboard_address=None, silence_logs=logging.ERROR)
+                                                    dashboard_address=None, silence_logs=logging.CRITICAL)
             self.client = distributed.Client(self.cluster)
         else:
             try:
