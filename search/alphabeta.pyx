@@ -27,6 +27,7 @@ from search.control cimport REPORT_ITERATION, REPORT_CURRMOVE, report_progress
 from search.timeman cimport (elapsed_ms, hard_limit_reached, may_stop_early, iteration_budget_spent,
                              IterationSignals)
 from search.tbprobe cimport should_probe, probe_wdl, TB_NO_RESULT, VALUE_TB_WIN
+from search.correction cimport corrected_eval, update_correction
 from eval.evaluator cimport evaluate_position
 from eval.draw_scale cimport scale_for_draws
 from eval.mating cimport score_kbn_versus_king
@@ -136,7 +137,7 @@ cdef int quiescence(SearchState* s, int alpha, int beta, int ply) noexcept nogil
         score_moves(s, &moves, tt_move, ply)
     else:
         raw_eval = static_evaluation(s, b)
-        stand_pat = raw_eval
+        stand_pat = corrected_eval(s, raw_eval)
         if stand_pat >= beta:
             return stand_pat
         if stand_pat > alpha:
@@ -193,7 +194,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
     cdef bint tt_hit, quiet, capture, gives_check, improving
     cdef int static_eval, score, best = -VALUE_INFINITE, i, new_depth, reduction, moves_searched = 0
     cdef int tt_score = VALUE_NONE, tt_bound = BOUND_NONE, r, original_alpha = alpha, extension, reduced_depth
-    cdef int wdl, tb_value, tb_bound, max_value = VALUE_INFINITE
+    cdef int wdl, tb_value, tb_bound, max_value = VALUE_INFINITE, bound
     cdef int raw_eval = 0          # the evaluation as the TT keeps it (static_eval may take a TT bound)
     cdef int singular_beta, singular_extension
     cdef Move m, best_move = MOVE_NONE, tt_move = MOVE_NONE
@@ -273,7 +274,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
         improving = False
     else:
         raw_eval = entry.static_eval if tt_hit else static_evaluation(s, b)
-        static_eval = raw_eval
+        static_eval = corrected_eval(s, raw_eval)
         s.static_eval[ply] = static_eval
         improving = ply >= 2 and s.static_eval[ply - 2] != VALUE_NONE and static_eval > s.static_eval[ply - 2]
         # A stored bound is a better guess than the static evaluation.
@@ -449,9 +450,17 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
         best = max_value        # the tables say this position is lost, whatever the search saw
     if excluded != MOVE_NONE:
         return best             # a singularity test: the node's own entry stays as it was
-    tt_store(s.tt, b.key, depth, score_to_tt(best, ply),
-             BOUND_LOWER if best >= beta else (BOUND_EXACT if best > original_alpha else BOUND_UPPER),
-             best_move, raw_eval)
+    bound = BOUND_LOWER if best >= beta else (BOUND_EXACT if best > original_alpha else BOUND_UPPER)
+    # Learn the evaluation's error where the result says which way it erred: a fail high above
+    # the static evaluation, a fail low below it, or an exact score; a quiet best move (a capture's
+    # score is the capture's, not the position's), no mate or tablebase score.
+    if (s.config.correction_history and not in_check
+            and -VALUE_TB_WIN + MAX_PLY < best < VALUE_TB_WIN - MAX_PLY
+            and (best_move == MOVE_NONE or (not is_capture(s, best_move) and not is_promotion(best_move)))
+            and not (bound == BOUND_LOWER and best <= s.static_eval[ply])
+            and not (bound == BOUND_UPPER and best >= s.static_eval[ply])):
+        update_correction(s, depth, best, s.static_eval[ply])
+    tt_store(s.tt, b.key, depth, score_to_tt(best, ply), bound, best_move, raw_eval)
     return best
 
 

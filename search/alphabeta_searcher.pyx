@@ -37,10 +37,14 @@ cdef extern from "clock.h" nogil:
 
 
 cdef void clear_learning(SearchState* s) noexcept nogil:
-    """Forget what a thread learnt across searches (histories, killers, counter moves)."""
+    """Forget what a thread learnt across searches (histories, killers, counter moves, corrections)."""
     memset(s.history, 0, sizeof(s.history))
     memset(s.killers, 0, sizeof(s.killers))
     memset(s.counter_moves, 0, sizeof(s.counter_moves))
+    memset(s.pawn_correction, 0, sizeof(s.pawn_correction))
+    memset(s.non_pawn_correction, 0, sizeof(s.non_pawn_correction))
+    memset(s.pawn_correction, 0, sizeof(s.pawn_correction))
+    memset(s.non_pawn_correction, 0, sizeof(s.non_pawn_correction))
 from search.searcher import uci_score, with_switches
 
 

@@ -1,6 +1,6 @@
 # The state of one alpha-beta search, passed explicitly to every search function.
 
-from libc.stdint cimport int64_t, uint64_t
+from libc.stdint cimport int64_t, uint64_t, int16_t
 from search.board.types cimport Move, MAX_PLY, MAX_MOVES
 from search.board.board cimport Board
 from search.tt cimport TranspositionTable
@@ -10,6 +10,10 @@ from search.params cimport SearchParams
 from search.tbprobe cimport TablebaseProbing
 from eval.evaluator cimport Evaluator
 
+
+cdef enum:
+    CORRECTION_SIZE_BITS = 14     # a correction table has 2^14 entries per side to move
+    CORRECTION_SIZE = 16384
 
 cdef struct SearchConfig:
     # Each technique can be switched off: tests compare the full searcher with the
@@ -30,6 +34,7 @@ cdef struct SearchConfig:
     bint singular_extension     # a hash move far better than the rest is searched a ply deeper
     bint draw_scaling           # the evaluation scaled toward 0 for material that cannot win (eval/draw_scale.pxd)
     bint kbn_mating             # KBN v K scored toward a corner of the bishop's colour (eval/mating.pxd)
+    bint correction_history     # the static evaluation corrected by past searches (search/correction.pxd)
 
 
 # Where every searcher starts: every technique on (each was adopted by games: an SPRT, or for
@@ -54,6 +59,7 @@ cdef inline SearchConfig adopted_config() noexcept nogil:
     config.singular_extension = True
     config.draw_scaling = True
     config.kbn_mating = True
+    config.correction_history = False   # a candidate: off until its SPRT decides
     return config
 
 
@@ -91,6 +97,10 @@ cdef struct SearchState:
     int best_move_changes
 
     int history[2][64][64]
+    # How far searches found the static evaluation off, per side to move and kind of position
+    # (search/correction.pxd): by both sides' pawns, and by each colour's other pieces.
+    int16_t pawn_correction[2][CORRECTION_SIZE]
+    int16_t non_pawn_correction[2][2][CORRECTION_SIZE]
     Move killers[MAX_PLY + 2][2]
     Move counter_moves[12][64]
     Move pv_table[MAX_PLY + 1][MAX_PLY + 1]
