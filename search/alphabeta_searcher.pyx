@@ -21,6 +21,7 @@ from search.tt cimport (
 )
 from search.state cimport SearchState, RootMove, adopted_config
 from search.alphabeta cimport iterative_deepening
+from search.correction cimport clear_corrections
 from search.control cimport SearchSignals, REPORT_CURRMOVE
 from search.timeman cimport TimeBudget
 from search.searcher cimport Searcher, new_search_state, free_search_state
@@ -41,10 +42,7 @@ cdef void clear_learning(SearchState* s) noexcept nogil:
     memset(s.history, 0, sizeof(s.history))
     memset(s.killers, 0, sizeof(s.killers))
     memset(s.counter_moves, 0, sizeof(s.counter_moves))
-    memset(s.pawn_correction, 0, sizeof(s.pawn_correction))
-    memset(s.non_pawn_correction, 0, sizeof(s.non_pawn_correction))
-    memset(s.pawn_correction, 0, sizeof(s.pawn_correction))
-    memset(s.non_pawn_correction, 0, sizeof(s.non_pawn_correction))
+    clear_corrections(s)
 from search.searcher import uci_score, with_switches
 
 

@@ -13,6 +13,7 @@
 # raw evaluations, since corrections change as the game goes on.
 
 from libc.stdint cimport uint64_t, int16_t
+from libc.string cimport memset
 from search.board.types cimport WHITE, BLACK, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, MATE_IN_MAX_PLY
 from search.board.board cimport Board, pieces_of
 from search.state cimport SearchState, CORRECTION_SIZE_BITS
@@ -44,6 +45,12 @@ cdef inline int non_pawn_index(const Board* b, int colour) noexcept nogil:
                      ^ (pieces_of(b, colour, ROOK) * <uint64_t>0x165667B19E3779F9ULL)
                      ^ (pieces_of(b, colour, QUEEN) * <uint64_t>0xD6E8FEB86659FD93ULL)
                      ^ (pieces_of(b, colour, KING) * <uint64_t>0x94D049BB133111EBULL)) >> (64 - CORRECTION_SIZE_BITS))
+
+
+cdef inline void clear_corrections(SearchState* s) noexcept nogil:
+    """Forget every correction (a new game)."""
+    memset(s.pawn_correction, 0, sizeof(s.pawn_correction))
+    memset(s.non_pawn_correction, 0, sizeof(s.non_pawn_correction))
 
 
 cdef inline int corrected_eval(const SearchState* s, int raw_eval) noexcept nogil:

@@ -23,6 +23,7 @@ from search.tt cimport (
     TranspositionTable, tt_resize, tt_free, tt_clear, tt_new_search, tt_store, BOUND_LOWER,
 )
 from search.state cimport SearchState, adopted_config
+from search.correction cimport clear_corrections
 from search.mcts_pool cimport NODE_NONE
 from search.mcts_state cimport (
     MCTSState, MCTSShared, LEAF_EVAL, LEAF_PLAYOUT, SELECT_PUCT, SELECT_UCT, VIRTUAL_LOSS,
@@ -234,10 +235,15 @@ cdef class MCTSSearcher(Searcher):
         search before it is played), `decisive_root_move` (in a won position the root search's
         move, not the tree's), all adopted and on by default,
         and the leaves' alpha-beta switches (AlphaBetaSearcher.configure()'s
-        names; the leaves never use aspiration windows).  A switch not named is as by default;
+        names; the leaves never use aspiration windows, and use correction history only when
+        named).  A switch not named is as by default;
         an unknown name is a TypeError.  KESTREL_SEARCH_ON/OFF reach MCTS through this."""
         own = {name: bool(switches.pop(name, OWN_SWITCH_DEFAULTS[name])) for name in OWN_SWITCHES}
-        leaf_config = with_switches(adopted_config(), switches)     # an unknown name raises here
+        cdef dict leaf_defaults = adopted_config()     # the struct, read as a dict
+        # Correction history won its games in alpha-beta (docs/search.md) and was never measured in
+        # MCTS, where the corrections the root's searches learn reach every leaf: off unless asked.
+        leaf_defaults["correction_history"] = False
+        leaf_config = with_switches(leaf_defaults, switches)        # an unknown name raises here
         leaf_config["aspiration"] = False       # a leaf searches one full window, no iterations
         self.qs.config = leaf_config
         for name, on in own.items():
@@ -324,13 +330,15 @@ cdef class MCTSSearcher(Searcher):
         return evaluator_use(&self.qs.evaluator, self.network)
 
     def clear(self) -> None:
-        """Forget the tree and the quiescence table (for ucinewgame)."""
+        """Forget the tree, the leaves' table and what their searches learnt (for ucinewgame)."""
         cdef int i
         self.tree.clear()
         tt_clear(&self.tt)
         memset(self.qs.history, 0, sizeof(self.qs.history))
+        clear_corrections(self.qs)
         for i in range(self.helper_count):
             memset(self.helpers[i].history, 0, sizeof(self.helpers[i].history))
+            clear_corrections(self.helpers[i])
 
     def hashfull(self) -> int:
         """Pool use in per mille."""

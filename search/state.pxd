@@ -59,7 +59,7 @@ cdef inline SearchConfig adopted_config() noexcept nogil:
     config.singular_extension = True
     config.draw_scaling = True
     config.kbn_mating = True
-    config.correction_history = False   # a candidate: off until its SPRT decides
+    config.correction_history = True
     return config
 
 

@@ -73,9 +73,14 @@ def test_single_legal_move(mode: str) -> None:
 
 def test_leaves_search_with_the_adopted_techniques() -> None:
     """The leaves' alpha-beta and quiescence searches use what the alpha-beta searcher has
-    adopted (so a newly adopted technique reaches them too), in one full window."""
+    adopted (so a newly adopted technique reaches them too), in one full window, and without
+    correction history (never measured in MCTS) unless it is named."""
     adopted = AlphaBetaSearcher(hash_mb=1).switches
-    assert MCTSSearcher(hash_mb=1).leaf_switches == adopted | {"aspiration": False}
+    assert adopted["correction_history"]
+    searcher = MCTSSearcher(hash_mb=1)
+    assert searcher.leaf_switches == adopted | {"aspiration": False, "correction_history": False}
+    searcher.configure(correction_history=True)
+    assert searcher.leaf_switches == adopted | {"aspiration": False}
 
 
 def test_configure_switches_the_stop_rule_and_the_leaves() -> None:

@@ -100,8 +100,8 @@ def test_the_levels_grow_stronger_at_their_node_budgets() -> None:
     the key move, from the level's own search and choice) rises with the level.  The levels up to
     about 30,000 nodes, so that CI can afford them; the games of docs/play.md cover the rest.  160
     positions, since on 40 two neighbouring levels (2,068 and 6,713 nodes) once came out in either
-    order (kestrel-7: 9.3 against 8.5).  With kestrel-8 the four levels (736, 2,068, 6,713 and 29,806
-    nodes) find 26.3, 30.3, 41.0 and 76.5 of the 160."""
+    order (kestrel-7: 9.3 against 8.5).  With kestrel-8 and correction history the four levels (736,
+    2,068, 6,713 and 29,806 nodes) find 27.6, 30.5, 42.4 and 80.5 of the 160."""
     from eval.networks import builtin_network
     from search.alphabeta_searcher import AlphaBetaSearcher
     from search.board.position import Position

@@ -132,20 +132,22 @@ def test_a_level_searches_without_the_level_switches(monkeypatch: pytest.MonkeyP
     from uci_engine import core
     from uci_engine.strength import LEVEL_SWITCHES
 
-    assert LEVEL_SWITCHES == {"singular_extension": False}
+    assert LEVEL_SWITCHES == {"singular_extension": False, "correction_history": False}
     monkeypatch.setenv(core.SEARCH_OFF_VARIABLE, "null_move")
     session = Session()
     session.search("position startpos", "go depth 2")
     searcher = session.searcher
-    assert searcher.switches["singular_extension"] and not searcher.switches["null_move"]
+    assert searcher.switches["singular_extension"] and searcher.switches["correction_history"]
+    assert not searcher.switches["null_move"]
     session.send("setoption name UCI_LimitStrength value true", "setoption name UCI_Elo value 1900")
     session.search("go depth 2")
     assert session.searcher is searcher
-    assert not searcher.switches["singular_extension"] and not searcher.switches["null_move"]
-    assert searcher.switches["late_move_reductions"]
+    assert not searcher.switches["singular_extension"] and not searcher.switches["correction_history"]
+    assert not searcher.switches["null_move"] and searcher.switches["late_move_reductions"]
     session.send("setoption name UCI_LimitStrength value false")
     session.search("go depth 2")
-    assert searcher.switches["singular_extension"] and not searcher.switches["null_move"]
+    assert searcher.switches["singular_extension"] and searcher.switches["correction_history"]
+    assert not searcher.switches["null_move"]
 
 
 def test_options_set_during_a_search_wait_for_its_end() -> None:

@@ -84,7 +84,8 @@ FULL_STRENGTH_ELO = CURVE[-1].elo
 # environment asks.  The curve was fitted without singular extensions, which were adopted from
 # games at 2 s + 0.02 s; at a level's node budget they cost strength instead: with them UCI_Elo
 # 1900 (18,135 nodes) played about 1763 over 120 games, against 1865 without (docs/play.md).
-LEVEL_SWITCHES: dict[str, bool] = {"singular_extension": False}
+# Correction history came after the curve too, and stays out until a calibration round measures it.
+LEVEL_SWITCHES: dict[str, bool] = {"singular_extension": False, "correction_history": False}
 
 
 def _centipawns(line: SearchInfo) -> float:
