@@ -15,6 +15,7 @@ cdef enum:
     CORRECTION_SIZE_BITS = 14     # a correction table has 2^14 entries per side to move
     CORRECTION_SIZE = 16384
 
+
 cdef struct SearchConfig:
     # Each technique can be switched off: tests compare the full searcher with the
     # reference minimax, and matches measure what each one is worth.
