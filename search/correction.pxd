@@ -23,7 +23,7 @@ cdef enum:
     CORRECTION_GRAIN = 16          # a centipawn is this many units of an entry
     CORRECTION_LIMIT = 1024        # the largest entry: 64 centipawns
     CORRECTION_PAWN_WEIGHT = 2     # the pawn entry counts twice in the mean, each non-pawn entry once
-    CORRECTION_WEIGHTS = 4
+    CORRECTION_WEIGHTS = CORRECTION_PAWN_WEIGHT + 2
 
 
 cdef inline uint64_t mix(uint64_t h) noexcept nogil:

@@ -13,7 +13,7 @@ from eval.evaluator cimport Evaluator
 
 cdef enum:
     CORRECTION_SIZE_BITS = 14     # a correction table has 2^14 entries per side to move
-    CORRECTION_SIZE = 16384
+    CORRECTION_SIZE = 1 << CORRECTION_SIZE_BITS
 
 
 cdef struct SearchConfig:
