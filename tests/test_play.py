@@ -234,6 +234,22 @@ def test_tablebase_wins_are_played_from_the_tables(engine: UciProcess, fen: str)
         assert tables.probe_wdl(board) == -2          # the move keeps the win
 
 
+def test_a_short_clock_is_not_spent_on_a_root_probe(engine: UciProcess) -> None:
+    """KQ v KR: python-chess's root probe reads DTZ for some 27 moves (0.1-0.25 s); with under a
+    second left and 0.1 s a move it cost two won games on time, so the search plays such a move."""
+    answer(engine, f"setoption name SyzygyPath value {SYZYGY}")
+    # With the clock full the tables play the move, and the probe is timed.
+    engine.send("position fen 8/4kr2/8/8/3K4/8/8/6Q1 w - - 0 1", "go wtime 10000 btime 10000 winc 100 binc 100")
+    lines = engine.read_until(lambda text: text.startswith("bestmove"))
+    assert any(" score cp 20000 " in text and " nodes 0 " in text for text in lines)
+    # With 0.1 s left (no increment) the move's share is 10 ms, less than that probe took.
+    engine.send("position fen 8/4kr2/8/8/3K4/8/8/6Q1 w - - 0 1", "go wtime 100 btime 100")
+    lines = engine.read_until(lambda text: text.startswith("bestmove"))
+    assert any("tablebases: the root probe" in note and "searching" in note for note in info_strings(lines))
+    assert not any(" score cp 20000 " in text and " nodes 0 " in text for text in lines)
+    assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board("8/4kr2/8/8/3K4/8/8/6Q1 w - - 0 1").legal_moves
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("fen,kestrel_white,expected", [
     ("8/8/8/3k4/8/8/3K4/5QR1 w - - 0 1", True, "1-0"),      # KQR v K: mate, straight from the tables
