@@ -12,8 +12,8 @@ from __future__ import annotations
 import argparse
 import sys
 import time
-from pathlib import Path
 from collections.abc import Sequence
+from pathlib import Path
 
 import chess
 import chess.engine
@@ -35,6 +35,8 @@ def play(checkout: Path, clock: float, increment: float, syzygy: Path, stockfish
                                        white_inc=increment, black_inc=increment)
             started = time.perf_counter()
             move = (kestrel if board.turn == chess.WHITE else opponent).play(board, limit).move
+            if move is None:
+                return f"no move at ply {board.ply()}"
             left[board.turn] += increment - (time.perf_counter() - started)
             if left[board.turn] < 0:
                 side = "Kestrel" if board.turn == chess.WHITE else "Stockfish"
@@ -47,7 +49,7 @@ def play(checkout: Path, clock: float, increment: float, syzygy: Path, stockfish
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m tools.tb_clock_check", description=__doc__.splitlines()[0])
     parser.add_argument("--clock", type=float, default=0.6, help="seconds on each clock at the start")
     parser.add_argument("--increment", type=float, default=0.1, help="seconds added after each move")
     parser.add_argument("--dir", type=Path, default=REPO, help="the checkout whose engine plays")

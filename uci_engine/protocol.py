@@ -431,7 +431,8 @@ class UciEngine:
             # (it happened twice in 200 games against Stockfish): the search, which probes WDL
             # inside the tree and keeps to the clock, plays this move instead, and the clock it
             # saves lets the next moves probe again.
-            self.out.info_string(f"tablebases: the root probe (about {self._probe_seconds_per_move * moves * 1000:.0f} ms) "
+            cost_ms = self._probe_seconds_per_move * moves * 1000
+            self.out.info_string(f"tablebases: the root probe (about {cost_ms:.0f} ms) "
                                  f"exceeds this move's {budget * 1000:.0f} ms; searching")
             return None
         started = time.perf_counter()
