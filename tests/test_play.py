@@ -248,6 +248,10 @@ def test_a_short_clock_is_not_spent_on_a_root_probe(engine: UciProcess) -> None:
     assert any("tablebases: the root probe" in note and "searching" in note for note in info_strings(lines))
     assert not any(" score cp 20000 " in text and " nodes 0 " in text for text in lines)
     assert chess.Move.from_uci(lines[-1].split()[1]) in chess.Board("8/4kr2/8/8/3K4/8/8/6Q1 w - - 0 1").legal_moves
+    # Beyond the tables nothing is said of them, however short the clock.
+    engine.send("position startpos", "go wtime 100 btime 100")
+    lines = engine.read_until(lambda text: text.startswith("bestmove"))
+    assert not any(note.startswith("tablebases") for note in info_strings(lines))
 
 
 @pytest.mark.slow

@@ -369,7 +369,7 @@ class UciEngine:
             self.out.info_string(f"go: {limits}")
         answer = self._answer_without_search(root, legal, limits)
         if answer is None and legal:
-            answer = self._consult_tablebases(root, limits)
+            answer = self._consult_tablebases(root, legal, limits)
         # With Ponder off a `go ponder` waits without thinking: the search starts at ponderhit.
         deferred = go.ponder and not self.options.value("Ponder")
         if deferred:
@@ -419,12 +419,13 @@ class UciEngine:
 
         return weakened
 
-    def _consult_tablebases(self, root: Position, limits: SearchLimits) -> Answer | None:
+    def _consult_tablebases(self, root: Position, legal: list[str], limits: SearchLimits) -> Answer | None:
         """Play a tablebase position from the tables, or narrow the search to the moves that keep
         its result; None when the tables do not cover it."""
-        if not self._tablebases.available or limits.searchmoves:
+        probe_limit = self.options.integer("SyzygyProbeLimit")
+        if limits.searchmoves or not self._tablebases.covers(root.fen(), root.chess960, probe_limit):
             return None
-        moves = len(root.legal_moves())
+        moves = len(legal)
         budget = self._move_budget_seconds(root, limits)
         if budget is not None and self._probe_seconds_per_move * moves > budget:
             # A probe slower than the move's share of the clock would lose a won ending on time
@@ -436,7 +437,7 @@ class UciEngine:
                                  f"exceeds this move's {budget * 1000:.0f} ms; searching")
             return None
         started = time.perf_counter()
-        probe = self._tablebases.probe_root(root.fen(), root.chess960, self.options.integer("SyzygyProbeLimit"),
+        probe = self._tablebases.probe_root(root.fen(), root.chess960, probe_limit,
                                             bool(self.options.value("Syzygy50MoveRule")))
         if probe is None:
             return None

@@ -99,14 +99,19 @@ class Tablebases:
 
         return probe
 
-    def probe_root(self, fen: str, chess960: bool, probe_limit: int, fifty_move_rule: bool) -> RootProbe | None:
-        """The verdict on `fen`, or None when the tables do not cover it (or a file is damaged)."""
+    def covers(self, fen: str, chess960: bool, probe_limit: int) -> bool:
+        """Whether the tables can judge `fen`: few enough men, no castling rights, not over."""
         if self._tables is None:
-            return None
+            return False
         board = chess.Board(fen, chess960=chess960)
         pieces = chess.popcount(board.occupied)
-        if pieces > min(probe_limit, self.max_pieces) or board.castling_rights or board.is_game_over():
+        return not (pieces > min(probe_limit, self.max_pieces) or board.castling_rights or board.is_game_over())
+
+    def probe_root(self, fen: str, chess960: bool, probe_limit: int, fifty_move_rule: bool) -> RootProbe | None:
+        """The verdict on `fen`, or None when the tables do not cover it (or a file is damaged)."""
+        if not self.covers(fen, chess960, probe_limit):
             return None
+        board = chess.Board(fen, chess960=chess960)
         try:
             return self._probe(board, fifty_move_rule)
         except (KeyError, OSError, IndexError, ValueError, chess.syzygy.MissingTableError):
