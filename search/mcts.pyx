@@ -279,7 +279,14 @@ cdef bint recycle_tree(MCTSState* s) noexcept nogil:
     cdef MCTSShared* shared = s.shared
     cdef uint32_t target = <uint32_t>(<uint64_t>s.pool.capacity * RECYCLE_KEEP_PERCENT // 100)
     cdef bint made_room
+    cdef int i
     store_flag(&shared.pause_requested, 1)
+    # Cut off the helpers' searches, so that each pauses after the walk it is in: one of them may
+    # be refreshing the root's priors with an untimed search of 16 plies or more, and meanwhile
+    # this thread (which keeps the clock and reports) and every other helper would wait for it.
+    # A cut-off walk is backed up by no one (iterate), and mcts_helper then pauses.
+    for i in range(shared.helper_count):
+        shared.helper_searches[i].stopped = True
     while load_int(&shared.helpers_paused) < load_int(&shared.helpers_running):
         yield_thread()
     pool_recycle(s.pool, s.root, target)
@@ -382,6 +389,9 @@ cdef inline void pause_here(MCTSState* s) noexcept nogil:
     add_int(&shared.helpers_paused, 1)
     while load_flag(&shared.pause_requested) and not load_flag(&s.signals.stop_requested):
         sleep_ms(1)
+    # The pause cut off this helper's search (recycle_tree); a real stop is in stop_requested,
+    # raised before any `stopped`, which the top of the helper's loop reads next.
+    s.qs.stopped = False
     add_int(&shared.helpers_paused, -1)
 
 
@@ -420,9 +430,12 @@ cdef void mcts_search(MCTSState* s) noexcept nogil:
             break
         if s.recycle and load_flag(&shared.pool_full) and not recycle_failed:
             recycle_failed = not recycle_tree(s)
-        if load_flag(&shared.pool_full) and (load_flag(&s.signals.infinite) or load_flag(&s.signals.pondering)):
+        if (load_flag(&shared.pool_full) and (not s.recycle or recycle_failed)
+                and (load_flag(&s.signals.infinite) or load_flag(&s.signals.pondering))):
             # With no clock to use up, more playouts into a tree that cannot grow would only
             # keep a core busy: report and wait for stop or ponderhit (which then answers at once).
+            # A pool that recycles can grow again, even when the helpers have filled it anew
+            # between the recycle and this line (the next pass recycles it again).
             break
         elapsed = elapsed_ms(s.signals)
         if s.visit_share_time and (s.playouts & 255) == 0 and may_stop_early(&s.time, s.signals):
@@ -453,7 +466,8 @@ cdef void mcts_helper(MCTSState* s) noexcept nogil:
     `signals` are shared.helper_signals), the root is proven or the playouts are spent.
 
     It reports nothing and decides nothing: the clock and the move are
-    the main thread's.  It leaves after at most one more playout (or a stopped leaf search).
+    the main thread's.  It leaves after at most one more playout (or a stopped leaf search);
+    a search cut off by the main thread's pause (recycle_tree) sends it to the pause instead.
     """
     cdef MCTSShared* shared = s.shared
     start_thread_counts(s)
@@ -471,6 +485,8 @@ cdef void mcts_helper(MCTSState* s) noexcept nogil:
             pause_here(s)
             continue
         if iterate(s) < 0:
+            if load_flag(&shared.pause_requested) and not load_flag(&s.signals.stop_requested):
+                continue    # the main thread's pause cut the walk off, not a stop: pause above
             s.stop_reason = STOP_SIGNAL
             break
     add_int(&shared.helpers_running, -1)

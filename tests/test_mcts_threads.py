@@ -280,6 +280,30 @@ def test_a_full_pool_in_an_infinite_search_with_threads_waits_for_stop() -> None
     assert tree_problems(s, strict=False) == []
 
 
+def test_an_infinite_search_with_threads_recycles_and_plays_on_until_stop() -> None:
+    """`go infinite` with threads and a pool that fills again and again: each fill is recycled
+    and the tree grows on until stop.  (It once took the helpers refilling the pool between a
+    recycle and the main thread's next look for a pool that cannot grow, and waited for stop
+    after one or two recycles.)"""
+    s = searcher(8, hash_mb=1)
+    search = BackgroundSearch(s, MIDDLEGAME)
+    try:
+        search.wait_for(InfoString("node pool full, its least visited subtrees are recycled "
+                                   "(a larger Hash keeps more of the tree)"))
+        time.sleep(1.0)
+        playouts, recycles = s.playouts, s.recycles
+        time.sleep(1.0)
+        grown = (s.playouts - playouts, s.recycles - recycles)
+        reports_before_stop = sum(1 for r in search.reports if isinstance(r, SearchInfo))
+    finally:
+        result = search.stop()      # a failure above must not leave the search running
+    assert grown[0] > 0 and grown[1] > 0        # still growing, still recycling
+    assert s.stop_reason == "stop"
+    assert reports_before_stop >= 2         # a report a second while it thinks, not one and silence
+    assert tree_problems(s, strict=False) == []
+    assert result.best_move in Position(MIDDLEGAME).legal_moves()
+
+
 @pytest.mark.parametrize("limits", [SearchLimits(nodes=60000), SearchLimits(movetime=700)])
 def test_four_threads_pause_while_the_pool_is_recycled(limits: SearchLimits) -> None:
     """The main thread recycles a full pool only once every helper waits at the top of its
