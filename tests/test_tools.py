@@ -42,6 +42,14 @@ def test_tablebase_probes_compares_searches_with_and_without_tables() -> None:
     assert result.stdout.startswith("depth 3, tables up to ") and "total: without tables" in result.stdout
 
 
+def test_thread_soak_runs_its_rounds_and_refuses_a_bad_thread_count() -> None:
+    result = run_tool("thread_soak", "--rounds", "1", "--threads", "3,1", "--wait", "60")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.splitlines()[-2:] == ["round 1 passed", "all 1 passed (MCTS, Threads 3,1)"]
+    result = run_tool("thread_soak", "--threads", "0")
+    assert result.returncode == 2 and "--threads from 1 to 256 each" in result.stderr
+
+
 def test_wdl_fit_keeps_one_players_moves_with_player(tmp_path: Path) -> None:
     from tools.wdl_fit import samples_from_pgn
     # Nine moves each (the first 8 are left out), every one scored: White +1.00, Black -2.00.

@@ -81,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
             return 1
     finally:
         engine.close()
-    print(f"{args.rounds} rounds passed ({args.mode}, Threads {args.threads})")
+    print(f"all {args.rounds} passed ({args.mode}, Threads {args.threads})")
     return 0
 
 
