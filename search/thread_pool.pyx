@@ -1,5 +1,7 @@
 """The parked search threads of search/thread_pool.pxd: ``ThreadPool``."""
 
+cimport cython
+
 import sys
 import threading
 
@@ -20,6 +22,10 @@ cdef void no_task(void* owner, int index) noexcept nogil:
     pass
 
 
+# The pool and its threads form a cycle (each Thread's target is the pool's bound _serve), which
+# the garbage collector may clear at the end of the interpreter: cleared, `threads` would be None
+# when the owner's __dealloc__ closes the pool.  Not cleared, close() still finds what to join.
+@cython.no_gc_clear
 cdef class ThreadPool:
     """Threads that wait, without spinning, for one task per search."""
 
@@ -113,7 +119,12 @@ cdef class ThreadPool:
 
     cdef void close(self):
         cdef int i
-        if self.size > 0 and sys.is_finalizing():
+        if self.size == 0:
+            # No thread to wake (none was started, or all are joined): only locks to free.
+            self.round_size = 0
+            self._free_locks()
+            return
+        if sys.is_finalizing():
             return
         store_flag(&self.quitting, 1)
         for i in range(self.size):

@@ -66,7 +66,8 @@ class UciProcess:
         self.seen: list[str] = []
         self._stderr: list[bytes] = []
         threading.Thread(target=self._read_stdout, daemon=True).start()
-        threading.Thread(target=self._read_stderr, daemon=True).start()
+        self._stderr_reader = threading.Thread(target=self._read_stderr, daemon=True)
+        self._stderr_reader.start()
 
     def _read_stdout(self) -> None:
         assert self.proc.stdout is not None
@@ -144,7 +145,11 @@ class UciProcess:
         return lines
 
     def wait_exit(self, timeout: float = 20.0) -> int:
-        return self.proc.wait(timeout)
+        """The exit status, once the process has ended and all it wrote on stderr is in `stderr`
+        (read to its end: what it printed as it exited may not have been read yet)."""
+        status = self.proc.wait(timeout)
+        self._stderr_reader.join(timeout)
+        return status
 
     def close(self) -> None:
         if self.proc.poll() is None:

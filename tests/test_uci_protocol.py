@@ -216,6 +216,25 @@ def test_debug_mode_reports_settings(engine: UciProcess) -> None:
     assert info_strings(engine.ready()) == []
 
 
+@pytest.mark.parametrize("threads", [1, 3])
+def test_quit_after_a_search_with_tablebases_leaves_stderr_empty(threads: int) -> None:
+    """With SyzygyPath set, the searcher was freed at the interpreter's end, after the garbage
+    collector had cleared its thread pool's list: `quit` printed a TypeError from
+    ThreadPool.close on stderr, in every GUI's and lichess-bot's log."""
+    process = UciProcess()
+    try:
+        if threads > 1:     # (with Threads set to 1 first, the fault did not show)
+            process.send(f"setoption name Threads value {threads}")
+        process.send(f"setoption name SyzygyPath value {REPO.parent / 'shared' / 'data' / 'syzygy'}",
+                     "position startpos", "go depth 6")
+        process.read_until("bestmove")
+        process.send("quit")
+        assert process.wait_exit() == 0
+        assert process.stderr == ""
+    finally:
+        process.close()
+
+
 def test_quit_during_a_search_ends_cleanly(engine: UciProcess) -> None:
     engine.send("go infinite")
     engine.read_until("info depth 2")
