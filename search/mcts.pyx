@@ -279,15 +279,17 @@ cdef bint recycle_tree(MCTSState* s) noexcept nogil:
     cdef MCTSShared* shared = s.shared
     cdef uint32_t target = <uint32_t>(<uint64_t>s.pool.capacity * RECYCLE_KEEP_PERCENT // 100)
     cdef bint made_room
-    cdef int i
+    cdef int64_t elapsed
     store_flag(&shared.pause_requested, 1)
-    # Cut off the helpers' searches, so that each pauses after the walk it is in: one of them may
-    # be refreshing the root's priors with an untimed search of 16 plies or more, and meanwhile
-    # this thread (which keeps the clock and reports) and every other helper would wait for it.
-    # A cut-off walk is backed up by no one (iterate), and mcts_helper then pauses.
-    for i in range(shared.helper_count):
-        shared.helper_searches[i].stopped = True
     while load_int(&shared.helpers_paused) < load_int(&shared.helpers_running):
+        # A helper may be refreshing the root's priors, an untimed search of 16 plies or more
+        # once the root has 2**16 visits, which takes seconds: it is let finish (cutting it off
+        # lost games, mc-threads2-pause-cutoff), and meanwhile the reports go on, so that `go
+        # infinite` is never silent.  A `stop` halts the helpers; the clock's watch, at the hard limit.
+        elapsed = elapsed_ms(s.signals)
+        if elapsed - s.last_report_ms >= REPORT_INTERVAL_MS:
+            s.last_report_ms = elapsed
+            report_progress(s.reporter, REPORT_ITERATION, 0)
         yield_thread()
     pool_recycle(s.pool, s.root, target)
     made_room = pool_used(s.pool) <= target
@@ -389,9 +391,6 @@ cdef inline void pause_here(MCTSState* s) noexcept nogil:
     add_int(&shared.helpers_paused, 1)
     while load_flag(&shared.pause_requested) and not load_flag(&s.signals.stop_requested):
         sleep_ms(1)
-    # The pause cut off this helper's search (recycle_tree); a real stop is in stop_requested,
-    # raised before any `stopped`, which the top of the helper's loop reads next.
-    s.qs.stopped = False
     add_int(&shared.helpers_paused, -1)
 
 
@@ -466,8 +465,7 @@ cdef void mcts_helper(MCTSState* s) noexcept nogil:
     `signals` are shared.helper_signals), the root is proven or the playouts are spent.
 
     It reports nothing and decides nothing: the clock and the move are
-    the main thread's.  It leaves after at most one more playout (or a stopped leaf search);
-    a search cut off by the main thread's pause (recycle_tree) sends it to the pause instead.
+    the main thread's.  It leaves after at most one more playout (or a stopped leaf search).
     """
     cdef MCTSShared* shared = s.shared
     start_thread_counts(s)
@@ -485,8 +483,6 @@ cdef void mcts_helper(MCTSState* s) noexcept nogil:
             pause_here(s)
             continue
         if iterate(s) < 0:
-            if load_flag(&shared.pause_requested) and not load_flag(&s.signals.stop_requested):
-                continue    # the main thread's pause cut the walk off, not a stop: pause above
             s.stop_reason = STOP_SIGNAL
             break
     add_int(&shared.helpers_running, -1)

@@ -388,8 +388,6 @@ cdef class MCTSSearcher(Searcher):
         qs.tt = &self.tt
         self.root_material = board_material(&qs.board)
         shared_reset(&self.shared, self.helper_count)
-        self.shared.helper_searches = self.helpers
-        self.shared.helper_count = self.helper_count
         s.root = self.tree.prepare_root(s, &qs.board, allowed, self.reuse_tree)
         self.full_reported = False
         tt_new_search(&self.tt)

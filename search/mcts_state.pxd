@@ -84,11 +84,6 @@ cdef struct MCTSShared:
     int helpers_running      # helper threads still inside mcts_helper (the main one waits for 0)
     int pause_requested      # a flag: the main thread wants the tree quiet (to recycle the pool)
     int helpers_paused       # helpers waiting at the top of their loop while pause_requested
-    # The helpers' alpha-beta states (helper_count of them), whose searches a pause cuts off: a
-    # helper deep in the root's refresh (an untimed search of 16 plies or more) would otherwise
-    # keep the main thread from the clock, the reports and `stop` until it finished.
-    SearchState** helper_searches
-    int helper_count
     int recycles             # times this search freed room by dropping the least visited subtrees
     # The root's latest refreshing search: its best move, depth and score in one word
     # (pack_root_search in mcts_expand.pxd), so no thread reads one search's move with

@@ -284,8 +284,10 @@ def test_an_infinite_search_with_threads_recycles_and_plays_on_until_stop() -> N
     """`go infinite` with threads and a pool that fills again and again: each fill is recycled
     and the tree grows on until stop.  (It once took the helpers refilling the pool between a
     recycle and the main thread's next look for a pool that cannot grow, and waited for stop
-    after one or two recycles.)"""
+    after one or two recycles.)  Without prior refreshes: a helper's refresh of the root, seconds
+    long once the root has 2**16 visits, pauses the growth while the main thread waits for it."""
     s = searcher(8, hash_mb=1)
+    s.refresh_priors = False
     search = BackgroundSearch(s, MIDDLEGAME)
     try:
         search.wait_for(InfoString("node pool full, its least visited subtrees are recycled "
