@@ -47,7 +47,7 @@ def test_thread_soak_runs_its_rounds_and_refuses_a_bad_thread_count() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
     assert result.stdout.splitlines()[-2:] == ["round 1 passed", "all 1 passed (MCTS, Threads 3,1)"]
     result = run_tool("thread_soak", "--threads", "0")
-    assert result.returncode == 2 and "--threads from 1 to 256 each" in result.stderr
+    assert result.returncode == 2 and "--threads: each value must be from 1 to 256" in result.stderr
 
 
 def test_wdl_fit_keeps_one_players_moves_with_player(tmp_path: Path) -> None:

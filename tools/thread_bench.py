@@ -119,22 +119,33 @@ def shown(values: list[float]) -> str:
     return f"{statistics.median(values):9.1f}{max(values):9.1f}"
 
 
+def add_engine_arguments(parser: argparse.ArgumentParser, threads: str, mode: str) -> None:
+    """--threads, --mode and --engine, which the thread tools share, with these defaults."""
+    parser.add_argument("--threads", default=threads, help="Threads values, comma-separated (1..256)")
+    parser.add_argument("--mode", choices=("AlphaBeta", "MCTS"), default=mode, help="the SearchMode option")
+    parser.add_argument("--engine", default=f"{sys.executable} -m uci_engine", help="the engine's command line")
+
+
+def thread_counts(parser: argparse.ArgumentParser, text: str) -> list[int]:
+    """The Threads values of --threads; a usage error (exit 2) unless each is from 1 to 256."""
+    try:
+        counts = [int(part) for part in text.split(",")]
+    except ValueError:
+        parser.error(f"--threads: expected whole numbers separated by commas, not {text!r}")
+    if not counts or any(not 1 <= count <= 256 for count in counts):
+        parser.error("--threads: each value must be from 1 to 256")
+    return counts
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.thread_bench", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--threads", default="1,4,64,256", help="Threads values, comma-separated (1..256)")
     parser.add_argument("--movetime", type=int, default=100, help="ms of each `go movetime` (default 100)")
     parser.add_argument("--repeat", type=int, default=5, help="searches of each kind per Threads value")
     parser.add_argument("--think", type=int, default=300, help="ms a `go infinite` runs before `stop`")
     parser.add_argument("--timeout", type=float, default=30.0, help="s to wait for a bestmove before giving up")
-    parser.add_argument("--mode", choices=("AlphaBeta", "MCTS"), default="AlphaBeta", help="the SearchMode option")
-    parser.add_argument("--engine", default=f"{sys.executable} -m uci_engine", help="the engine's command line")
+    add_engine_arguments(parser, threads="1,4,64,256", mode="AlphaBeta")
     args = parser.parse_args(argv)
-    try:
-        counts = [int(part) for part in args.threads.split(",")]
-    except ValueError:
-        parser.error(f"--threads: expected whole numbers separated by commas, not {args.threads!r}")
-    if not counts or any(not 1 <= count <= 256 for count in counts):
-        parser.error("--threads: each value must be from 1 to 256")
+    counts = thread_counts(parser, args.threads)
     if args.movetime < 1 or args.repeat < 1 or args.think < 0 or args.timeout <= 0:
         parser.error("--movetime and --repeat must be positive, --think not negative, --timeout positive")
 

@@ -18,7 +18,7 @@ import shutil
 import subprocess
 import sys
 
-from tools.thread_bench import Engine
+from tools.thread_bench import Engine, add_engine_arguments, thread_counts
 
 
 def stacks(pid: int, path: str) -> str:
@@ -59,18 +59,13 @@ def soak(engine: Engine, rounds: int, counts: list[int], wait: float) -> str | N
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.thread_soak", description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=30, help="rounds of the sequence (default 30)")
-    parser.add_argument("--threads", default="64,256,4", help="Threads values of each round, comma-separated")
-    parser.add_argument("--mode", choices=("AlphaBeta", "MCTS"), default="MCTS", help="the SearchMode option")
     parser.add_argument("--wait", type=float, default=20.0, help="s to wait for each line (the test's 20)")
     parser.add_argument("--stacks", default="thread_soak_stacks.txt", help="where a hang's stacks go")
-    parser.add_argument("--engine", default=f"{sys.executable} -m uci_engine", help="the engine's command line")
+    add_engine_arguments(parser, threads="64,256,4", mode="MCTS")
     args = parser.parse_args(argv)
-    try:
-        counts = [int(part) for part in args.threads.split(",")]
-    except ValueError:
-        parser.error(f"--threads: expected whole numbers separated by commas, not {args.threads!r}")
-    if not counts or any(not 1 <= count <= 256 for count in counts) or args.rounds < 1 or args.wait <= 0:
-        parser.error("--threads from 1 to 256 each, --rounds at least 1, --wait positive")
+    counts = thread_counts(parser, args.threads)
+    if args.rounds < 1 or args.wait <= 0:
+        parser.error("--rounds must be at least 1, --wait positive")
     engine = Engine(args.engine.split())
     try:
         engine.send("uci")
