@@ -49,8 +49,8 @@ class BuildExt(build_ext):
     def finalize_options(self):
         super().finalize_options()
         if self.parallel is None:
-            # The modules compile side by side, one per core (`-j N` still chooses): the quick
-            # start's and CI's install takes about 1.5 minutes on two cores instead of 2.7.
+            # The modules compile side by side, one per core (`-j N` still chooses): a clean build
+            # takes about 1.5 minutes on two cores instead of 2.7, for the quick start and for CI.
             self.parallel = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
         if not self.inplace:
             self.extensions = [ext for ext in self.extensions if ext.name not in TOOL_MODULES]
