@@ -422,8 +422,10 @@ class UciEngine:
     def _consult_tablebases(self, root: Position, legal: list[str], limits: SearchLimits) -> Answer | None:
         """Play a tablebase position from the tables, or narrow the search to the moves that keep
         its result; None when the tables do not cover it."""
-        probe_limit = self.options.integer("SyzygyProbeLimit")
-        if limits.searchmoves or not self._tablebases.covers(root.fen(), root.chess960, probe_limit):
+        if limits.searchmoves:
+            return None
+        board = self._tablebases.covered_board(root.fen(), root.chess960, self.options.integer("SyzygyProbeLimit"))
+        if board is None:
             return None
         moves = len(legal)
         budget = self._move_budget_seconds(root, limits)
@@ -437,8 +439,7 @@ class UciEngine:
                                  f"exceeds this move's {budget * 1000:.0f} ms; searching")
             return None
         started = time.perf_counter()
-        probe = self._tablebases.probe_root(root.fen(), root.chess960, probe_limit,
-                                            bool(self.options.value("Syzygy50MoveRule")))
+        probe = self._tablebases.probe_root(board, bool(self.options.value("Syzygy50MoveRule")))
         if probe is None:
             return None
         self._probe_seconds_per_move = (time.perf_counter() - started) / max(moves, 1)

@@ -99,19 +99,19 @@ class Tablebases:
 
         return probe
 
-    def covers(self, fen: str, chess960: bool, probe_limit: int) -> bool:
-        """Whether the tables can judge `fen`: few enough men, no castling rights, not over."""
+    def covered_board(self, fen: str, chess960: bool, probe_limit: int) -> chess.Board | None:
+        """`fen` as a board for probe_root when the tables can judge it (few enough men, no
+        castling rights, not over); None when they cannot."""
         if self._tables is None:
-            return False
-        board = chess.Board(fen, chess960=chess960)
-        pieces = chess.popcount(board.occupied)
-        return not (pieces > min(probe_limit, self.max_pieces) or board.castling_rights or board.is_game_over())
-
-    def probe_root(self, fen: str, chess960: bool, probe_limit: int, fifty_move_rule: bool) -> RootProbe | None:
-        """The verdict on `fen`, or None when the tables do not cover it (or a file is damaged)."""
-        if not self.covers(fen, chess960, probe_limit):
             return None
         board = chess.Board(fen, chess960=chess960)
+        pieces = chess.popcount(board.occupied)
+        if pieces > min(probe_limit, self.max_pieces) or board.castling_rights or board.is_game_over():
+            return None
+        return board
+
+    def probe_root(self, board: chess.Board, fifty_move_rule: bool) -> RootProbe | None:
+        """The verdict on `board`, one that covered_board returned; None when a file is damaged."""
         try:
             return self._probe(board, fifty_move_rule)
         except (KeyError, OSError, IndexError, ValueError, chess.syzygy.MissingTableError):
