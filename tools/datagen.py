@@ -187,7 +187,7 @@ def play_game(index: int, seed: int, settings: Settings) -> GameRecords:
     import chess
 
     from search.limits import SearchLimits
-    from tournaments.adjudication import MATE_CP
+    from search.scores import MATE_CP
     rng = random.Random(seed * 1_000_003 + index)
     searcher = _searcher(settings)
     searcher.clear()

@@ -29,8 +29,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from search.info import Info, SearchInfo, SearchResult
-
-MATE_CP = 100_000                                     # a mate score's size when comparing lines
+from search.scores import MATE_CP
 
 
 @dataclass(frozen=True)
