@@ -73,6 +73,7 @@ from eval.nnue_file import (
     write_net,
 )
 from search.board.position import Position
+from search.limits import MAX_THREADS
 from tools import nnue_kernels
 from tools.arguments import (
     ToolParser,
@@ -103,9 +104,9 @@ Array: TypeAlias = "NDArray[Any]"
 PROG = "python -m tools.nnue_train"
 # The largest scale the engine's Network accepts (raw * scale stays inside int64): --scale's bound.
 MAX_SCALE = SCALE_MAX
-# Beyond these the run is a mistake: threads as many as the engine's Threads option allows, each
-# with its own gradient buffers; synthetic benchmark records that fit in memory with their shuffle.
-MAX_THREADS = 256
+# Beyond these the run is a mistake: threads as many as the engine's Threads option allows
+# (search.limits.MAX_THREADS), each with its own gradient buffers; synthetic benchmark records that fit
+# in memory with their shuffle.
 MAX_BENCH_POSITIONS = 4_000_000
 PARAMETER_NAMES = ("W", "bias", "w_out", "b_out")
 # Weight decay pulls weights toward zero; the biases set the operating point and are left alone.
