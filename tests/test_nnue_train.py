@@ -395,6 +395,10 @@ def test_the_comparison_scores_a_checkpoints_float_model_beside_its_net(
     assert set(rows) == {"weighted", str(tmp_path / "c.nnue"), str(checkpoint)}
     quantised, float_model = rows[str(tmp_path / "c.nnue")], rows[str(checkpoint)]
     assert float_model != quantised and float_model[1] == pytest.approx(quantised[1], rel=0.05)    # the loss
+    run_trainer(str(data_file), "--hidden", "16", "--epochs", "1", "--batch", "512", "--scale", "250", "--threads", "1",
+                "--out", str(tmp_path / "s.nnue"), capsys=capsys)
+    scaled = tmp_path / "s.nnue.checkpoints" / "epoch-0001.npz"     # its float model is read at its own scale
+    assert nnue_compare.float_model(str(scaled))(Position(fen)) == float_output(load_checkpoint(scaled)[0], fen) * 250
     not_a_checkpoint = tmp_path / "bad.npz"
     not_a_checkpoint.write_bytes(b"not a zip file")
     assert nnue_compare.main([str(data_file), str(not_a_checkpoint)]) == 2

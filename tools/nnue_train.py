@@ -554,6 +554,11 @@ def build_parser() -> tuple[ToolParser, dict[str, argparse.Action]]:
     return parser, settings
 
 
+def shipped_recipe() -> Recipe:
+    """The recipe of the shipped net, checked as the trainer checks it (settings keyed by argparse destination)."""
+    return load_recipe(DEFAULT_RECIPE, build_parser()[1])
+
+
 def parse_args(argv: Sequence[str]) -> argparse.Namespace | None:
     """The checked arguments, or None once a one-line error is on stderr: every number in its range
     and every file checked (inputs readable, outputs creatable) before any work.  The recipe fills
@@ -685,7 +690,7 @@ def train(argv: Sequence[str]) -> int:
     checkpoint_dir = args.checkpoint_dir
     command = "python -m tools.nnue_train " + shlex.join(str(a) for a in argv)
     config = {"hidden": net.hidden, "buckets": net.buckets, "command": command, "seed": args.seed,
-              "recipe": args.recipe.name}
+              "scale": args.scale, "recipe": args.recipe.name}
     print(f"recipe {args.recipe.name}: {args.recipe.path}", flush=True)
     print(f"{len(train_idx):,} training positions, {len(val_idx):,} validation; hidden {net.hidden}, "
           f"{net.buckets} output bucket{'s' if net.buckets > 1 else ''}, "
