@@ -7,14 +7,14 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import REPO_ROOT, SHARED_DATA
 from pgn_files import pgn_file, scored_game
 
 from tools import endgame_misjudged
 from tools.clock_stats import read_games
 from uci_engine.tablebases import Tablebases
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-SYZYGY = REPO_ROOT.parent / "shared" / "data" / "syzygy"
+SYZYGY = SHARED_DATA / "syzygy"
 
 
 GAMES = (

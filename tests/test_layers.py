@@ -16,8 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from conftest import REPO_ROOT
 
 # Each layer and the project packages it may import besides itself.
 LAYERS = ("search.board", "eval", "search", "uci_engine", "tournaments", "tools")

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import math
 import random
-from pathlib import Path
 
 import chess
 import pytest
-from conftest import send, uci_session
+from conftest import REPO_ROOT, send, uci_session
 from mcts_internals import DECISIVE_SCORE_CP, VERIFY_MARGIN_CP, HandTree, puct, score_of_probability, win_probability
 
 from eval.networks import builtin_network
@@ -538,7 +537,7 @@ def test_the_readme_rows_of_the_mcts_options_match_the_uci_answer() -> None:
     """The README's option table gives each MCTS option's type, default and range as `uci` declares them."""
     declared = declared_options()
     rows: dict[str, list[str]] = {}
-    for line in (Path(__file__).resolve().parent.parent / "README.md").read_text().splitlines():
+    for line in (REPO_ROOT / "README.md").read_text().splitlines():
         if line.startswith("| `MCTS "):
             cells = [cell.strip() for cell in line.strip("|").split("|")]
             rows[cells[0].strip("`")] = cells[1:4]
