@@ -25,10 +25,10 @@ if TYPE_CHECKING:
     from eval.nnue import Network
     from search.board.position import PerftStop, Position
     from search.searcher import Searcher
-from uci_engine import ENGINE_AUTHOR, ENGINE_NAME, ENGINE_VERSION, core
+from uci_engine import ENGINE_AUTHOR, ENGINE_NAME, ENGINE_VERSION, book, core
 from uci_engine.book import OpeningBook
 from uci_engine.display import board_lines
-from uci_engine.evaluation import EvaluationChoice
+from uci_engine.evaluation import EvaluationChoice, call_within, failure_reason
 from uci_engine.jobs import Answer, Job, SearchJob, TaskJob
 from uci_engine.options import OptionError, OptionValue, build_options, shown
 from uci_engine.output import Output, format_info
@@ -295,12 +295,7 @@ class UciEngine:
         if self.debug:
             self.out.info_string(f"{option.name} = {option.value}")
         if option.name == "BookFile":
-            try:
-                self._book.open(str(option.value))
-            except Exception as exc:  # any failure (MemoryError too) leaves no book, never a stale one
-                reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-                self.out.info_string(f"BookFile {shown(str(option.value), 200)} cannot be read "
-                                     f"({reason}); no book in use")
+            self._open_book(str(option.value))
         elif option.name == "Clear Hash":
             self._clear_pending = True
         elif option.name == "EvalFile":
@@ -318,6 +313,19 @@ class UciEngine:
                 self._sync()
             else:
                 self.out.info_string(f"{option.name} takes effect when the current search ends")
+
+    def _open_book(self, path: str) -> None:
+        """Play from the book at `path` ("" for none), read off this thread (uci_engine/book.py)."""
+        self._book.close()          # whatever happens below, a failure leaves no book, never a stale one
+        if not path:
+            return
+        try:
+            reader = call_within(lambda: book.read_book(path), book.READ_WAIT_S, "BookFile reader")
+        except Exception as exc:  # any failure (MemoryError too) costs the book, never the engine
+            self.out.info_string(f"BookFile {shown(path, 200)} cannot be read ({failure_reason(exc)}); "
+                                 "no book in use")
+            return
+        self._book.use(path, reader)
 
     def _set_position(self, args: list[str], line: str) -> None:
         fen, moves = parse_position(args)
