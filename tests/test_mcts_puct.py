@@ -9,7 +9,16 @@ import random
 import chess
 import pytest
 from conftest import REPO_ROOT, send, uci_session
-from mcts_internals import DECISIVE_SCORE_CP, VERIFY_MARGIN_CP, HandTree, puct, score_of_probability, win_probability
+from mcts_internals import (
+    DECISIVE_SCORE_CP,
+    VERIFY_MARGIN_CP,
+    HandTree,
+    puct,
+    score_of_probability,
+    store_tt_move,
+    verify_favourite,
+    win_probability,
+)
 
 from eval.networks import builtin_network
 from search.alphabeta_searcher import AlphaBetaSearcher
@@ -67,7 +76,7 @@ def test_the_table_move_ranks_above_the_other_quiet_moves(fitted: bool) -> None:
     start = Position()
     before = s.priors(start)
     assert max(before.values()) < 0.2          # nothing is known: the priors are flat
-    s.store_tt_move(start, "b1a3")
+    store_tt_move(s, start, "b1a3")
     after = s.priors(start)
     assert max(after, key=after.__getitem__) == "b1a3"
     # The table move's weight multiplies its odds against any other move by e^weight.
@@ -357,7 +366,7 @@ def test_verify_favourite_leaves_a_favourite_the_root_search_shares() -> None:
     s = searcher(reuse_tree=False)
     result = s.search(Position(HANGING_QUEEN), SearchLimits(nodes=2000))
     assert result.best_move == s.root_search_move == "c1g5"
-    assert s.verify_favourite() == (None, "c1g5")
+    assert verify_favourite(s) == (None, "c1g5")
 
 
 # Positions from the games against alpha-beta (MCTS to move) where, after `nodes` playouts, the
@@ -382,7 +391,7 @@ def test_verify_favourite_overrules_a_favourite_the_root_search_refutes(fen: str
     result = s.search(Position(fen), SearchLimits(nodes=nodes))
     searched, depth, score = s.root_search
     assert result.best_move == most_visited(s) != searched
-    assert s.verify_favourite() == ("overruled", searched)
+    assert verify_favourite(s) == ("overruled", searched)
     board = chess.Board(fen)
     board.push_uci(result.best_move)
     checker = AlphaBetaSearcher(hash_mb=16)
