@@ -18,7 +18,7 @@ from mcts_tree_checks import tree_problems
 from test_search import random_positions
 
 from search.board import Position
-from search.info import Info, InfoString, SearchInfo, SearchResult
+from search.info import Info, InfoString, SearchInfo
 from search.limits import MAX_THREADS, SearchLimits
 from search.mcts_searcher import MCTSSearcher
 
@@ -210,19 +210,9 @@ def test_start_and_stop_four_threads_many_times(leaf_depth: int, hash_mb: int) -
     s = searcher(4, leaf_depth=leaf_depth, hash_mb=hash_mb)
     legal = Position(MIDDLEGAME).legal_moves()
     for round_number in range(40):
-        s.arm()
-        box: dict[str, SearchResult] = {}
-
-        def run(box: dict[str, SearchResult] = box) -> None:
-            box["result"] = s.search(Position(MIDDLEGAME), SearchLimits(infinite=True))
-
-        thread = threading.Thread(target=run)
-        thread.start()
+        search = BackgroundSearch(s, MIDDLEGAME)
         time.sleep(0.002 * (round_number % 7))
-        s.stop()
-        thread.join(10)
-        assert not thread.is_alive(), f"round {round_number}: the search did not stop"
-        assert box["result"].best_move in legal
+        assert search.stop().best_move in legal, round_number
         # The tree is kept (and compacted) from one round to the next: it must stay sound.
         assert tree_problems(s, strict=False) == [], round_number
     assert s.helper_threads_started == s.helper_threads_alive == s.threads    # parked, reused (and the watch)

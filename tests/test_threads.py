@@ -67,19 +67,9 @@ def test_start_and_stop_four_threads_many_times() -> None:
     fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 0 9"
     legal = Position(fen).legal_moves()
     for round_number in range(60):
-        searcher.arm()
-        box: dict[str, SearchResult] = {}
-
-        def run(box: dict[str, SearchResult] = box) -> None:
-            box["result"] = searcher.search(Position(fen), SearchLimits(infinite=True))
-
-        thread = threading.Thread(target=run)
-        thread.start()
+        search = BackgroundSearch(searcher, fen)
         time.sleep(0.002 * (round_number % 7))
-        searcher.stop()
-        thread.join(10)
-        assert not thread.is_alive(), f"round {round_number}: the search did not stop"
-        assert box["result"].best_move in legal
+        assert search.stop().best_move in legal, round_number
     # The same parked threads served every round: three helpers and the clock's watch.
     assert searcher.helper_threads_started == searcher.helper_threads_alive == 4
 
