@@ -116,6 +116,16 @@ cdef inline bint any_legal_ep(const Board* b, int ep_square) noexcept nogil:
 
 # ---------------------------------------------------------------- make / unmake
 
+cdef inline int castled_king_square(int colour, bint king_side) noexcept nogil:
+    """Where the king stands after castling (g1/c1, g8/c8), in Chess960 as in standard chess."""
+    return (6 if king_side else 2) + 56 * colour
+
+
+cdef inline int castled_rook_square(int colour, bint king_side) noexcept nogil:
+    """Where the castling rook stands after castling (f1/d1, f8/d8)."""
+    return (5 if king_side else 3) + 56 * colour
+
+
 cdef inline void record_change(UndoRecord* rec, int piece, int from_sq, int to_sq) noexcept nogil:
     cdef PieceChange* change = &rec.changes[rec.change_count]
     change.piece = <uint8_t>piece
@@ -151,12 +161,8 @@ cdef void do_move(Board* b, Move m) noexcept nogil:
 
     if kind == MOVE_CASTLING:
         # to_sq holds the rook; lift both pieces first, as they may swap squares in Chess960.
-        if to_sq > from_sq:
-            king_to = 6 + 56 * us
-            rook_to = 5 + 56 * us
-        else:
-            king_to = 2 + 56 * us
-            rook_to = 3 + 56 * us
+        king_to = castled_king_square(us, to_sq > from_sq)
+        rook_to = castled_rook_square(us, to_sq > from_sq)
         remove_piece(b, from_sq)
         remove_piece(b, to_sq)
         put_piece(b, make_piece(us, KING), king_to)
@@ -228,12 +234,8 @@ cdef void undo_move(Board* b) noexcept nogil:
     cdef int king_to, rook_to
 
     if kind == MOVE_CASTLING:
-        if to_sq > from_sq:
-            king_to = 6 + 56 * us
-            rook_to = 5 + 56 * us
-        else:
-            king_to = 2 + 56 * us
-            rook_to = 3 + 56 * us
+        king_to = castled_king_square(us, to_sq > from_sq)
+        rook_to = castled_rook_square(us, to_sq > from_sq)
         remove_piece(b, king_to)
         remove_piece(b, rook_to)
         put_piece(b, make_piece(us, KING), from_sq)
@@ -385,8 +387,8 @@ cdef void add_castling_right(Board* b, int colour, int rook_sq) noexcept nogil:
     cdef bint king_side = rook_sq > ksq
     cdef int index = 2 * colour + (0 if king_side else 1)
     cdef int right = 1 << index
-    cdef int king_to = (6 if king_side else 2) + 56 * colour
-    cdef int rook_to = (5 if king_side else 3) + 56 * colour
+    cdef int king_to = castled_king_square(colour, king_side)
+    cdef int rook_to = castled_rook_square(colour, king_side)
     b.castling |= right
     b.castling_rook_square[index] = rook_sq
     b.castling_rights_mask[ksq] &= ~right
