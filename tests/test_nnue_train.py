@@ -267,9 +267,8 @@ def test_a_net_with_output_buckets_trains_and_plays_as_its_float_model(data_file
     the spec's on it and stays near the float model; a resume with another bucket count is refused."""
     out = tmp_path / "b.nnue"
     output = run_trainer(str(data_file), "--hidden", "32", "--no-king-mirror", "--output-buckets", "8", "--epochs", "4",
-                         "--batch", "256",
-                         "--lr", "0.005", "--warmup-steps", "10", "--val-fraction", "0.2", "--threads", "2",
-                         "--out", str(out), capsys=capsys)
+                         "--batch", "256", "--lr", "0.005", "--warmup-steps", "10", "--val-fraction", "0.2",
+                         "--threads", "2", "--out", str(out), capsys=capsys)
     assert "8 output buckets" in output
     losses = val_losses(output)
     assert losses[-1] < 0.9 * losses[0], output
