@@ -1,7 +1,7 @@
 """What the MCTS tests reach below the searcher's Python face: hand-made trees and the C formulas.
 
 `HandTree`, `ucb`, `win_probability`, `score_of_probability`, `prior_refresh_depth` and the
-constants come from tests/_mcts_internals.pyx (compiled on first import, tests/compiled.py);
+constants come from tests/_mcts_internals.pyx (built with the core, tests/compiled.py);
 `puct` is PUCT written out plainly, to check selection's rearranged arithmetic against.
 """
 
