@@ -32,8 +32,10 @@ from uci_engine import strength
 from uci_engine.strength import level_for_elo, new_level_searcher, search_at_level
 
 RECORD = Path(strength.__file__).with_name("levels_record.json")
-# The issue's levels below full strength; the top (full strength) plays on a clock, not a budget.
-SIGNED_LEVELS = (1350, 1500, 1700, 1900, 2100, 2300)
+# The levels a calibration round plays below the top (issue 74's), and those the signature covers:
+# the ones below the curve's top, should a round lower it (the top plays on a clock, not a budget).
+ISSUE_LEVELS = (1350, 1500, 1700, 1900, 2100, 2300)
+SIGNED_LEVELS = tuple(elo for elo in ISSUE_LEVELS if elo < strength.FULL_STRENGTH_ELO)
 # The first bench positions: openings, middlegames and an endgame (more cost seconds of CI at 2300).
 SIGNATURE_POSITIONS = tuple(BENCH_POSITIONS[:4])
 SIGNATURE_SEED = 74
