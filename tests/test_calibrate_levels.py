@@ -160,3 +160,29 @@ def test_resign_wants_a_note(tmp_path: Path) -> None:
         cal.parse_resign_arguments(["--record", str(record)])
     with pytest.raises(ValueError):
         levels_record.signed(levels_record.read_record(record), "  ", levels_record.LevelsSignature({}, {}))
+
+
+def test_a_round_within_its_bands_marks_the_anchors_measured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every level within +-75: the ledger gets its rows, the curve stays, the anchors are marked
+    measured with this net, and the record is re-signed with a note that says so; one level out
+    of its band and the curve is refitted instead (the games are stand-ins here)."""
+    ledger, strength_file, record = tmp_path / "ledger.csv", tmp_path / "strength.py", tmp_path / "record.json"
+    source = Path(strength.__file__).read_text(encoding="utf-8")
+    signed: list[str] = []
+    monkeypatch.setattr(cal, "checkout", lambda revision: cal.REPO)
+    monkeypatch.setattr(cal, "resign_afresh", lambda note, path: signed.append(note))
+    for scores, refitted in (({}, False), ({1900: (40, 20)}, True)):
+        ledger.write_text("")
+        strength_file.write_text(source, encoding="utf-8")
+        record.write_text(levels_record.RECORD.read_text(encoding="utf-8"), encoding="utf-8")
+        games = [measured(elo, *scores.get(elo, (30, 30))) for elo in (*cal.ROUND_LEVELS, FULL_STRENGTH_ELO)]
+        monkeypatch.setattr(cal, "play_levels", lambda folder, args, games=games: games)
+        assert cal.main(["round", "r9", "--ledger-file", str(ledger), "--strength-file", str(strength_file),
+                         "--record", str(record), "--stockfish", STOCKFISH]) == 0
+        rows = list(csv.reader(ledger.read_text().splitlines()))
+        assert [row[0] for row in rows] == [f"pl-r9-{elo}" for elo in (*cal.ROUND_LEVELS, FULL_STRENGTH_ELO)]
+        written = levels_record.read_record(record)
+        assert [anchor["measured"] for anchor in written["anchors"]] == [not refitted] * len(written["anchors"])
+        assert (cal.curve_in(strength_file.read_text(encoding="utf-8")) != CURVE) == refitted
+        assert ("out of +-75" in signed[-1]) == refitted and "r9" in signed[-1]
+    assert "1900 played" in signed[-1]

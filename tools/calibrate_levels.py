@@ -4,7 +4,8 @@ A round plays every level of the issue (1350, 1500, 1700, 1900, 2100, 2300 and t
 60 games each at 10 s + 0.1 s, appends the ledger rows (``pl-NAME-ELO``, pentanomial counts in the
 notes) to docs/experiments.csv, and then either, every level within +-75 Elo of its number, marks the
 curve's anchors measured with this engine, or refits the curve in uci_engine/strength.py (the top
-anchor moved to where full strength played) and marks it fitted, not measured (play the next round);
+anchor moved to where full strength played, a level that missed between anchors made an anchor) and
+marks it fitted, not measured (play the next round);
 either way it re-signs the calibration record (tools/levels_record.py).  ``--dry-run`` prints the
 runner commands and writes nothing.  ``python -m tools.calibrate_levels resign --note "..."``
 re-signs the record without games, with a note that says why the levels did not move.
@@ -201,19 +202,21 @@ def pooled_round(spec: str, runs: Path) -> list[Measurement]:
     return found
 
 
-def fitted_curve(measurements: Sequence[Measurement], top: int | None = None) -> list[StrengthLevel]:
-    """The anchors again, each given the settings of the level that performed at its Elo; the top
-    anchor (full strength) at `top` when given (where full strength played), anchors at or above it
-    left out."""
+def fitted_curve(measurements: Sequence[Measurement], top: int | None = None,
+                 more_anchors: Sequence[int] = ()) -> list[StrengthLevel]:
+    """The anchors again, and `more_anchors` (levels between anchors that missed: straight lines
+    between anchors cannot move them), each given the settings of the level that performed at its
+    Elo; the top anchor (full strength) at `top` when given (where full strength played), anchors at
+    or above it left out."""
     measured = monotone([(m.position, m.performance, m.tally.games)            # the top (full strength) too
                          for m in measurements if m.tally.games])
     top = CURVE[-1].elo if top is None else top
     anchors = []
-    for anchor in CURVE[:-1]:
-        if anchor.elo >= top:
+    for elo in sorted({anchor.elo for anchor in CURVE[:-1]} | set(more_anchors)):
+        if elo >= top:
             continue
-        found = settings_at(round(number_for(anchor.elo, measured)))
-        anchors.append(dataclasses.replace(found, elo=anchor.elo, temperature=round(found.temperature, 1),
+        found = settings_at(round(number_for(elo, measured)))
+        anchors.append(dataclasses.replace(found, elo=elo, temperature=round(found.temperature, 1),
                                            margin=round(found.margin, 1)))
     return anchors + [dataclasses.replace(CURVE[-1], elo=top)]
 
@@ -339,10 +342,10 @@ def print_table(measurements: Sequence[Measurement]) -> None:
         print(measurement.row())
 
 
-def misses(measurements: Sequence[Measurement]) -> list[str]:
+def misses(measurements: Sequence[Measurement]) -> list[Measurement]:
     """The levels out of their band; the top is full strength, and misses when it played away from
     the top of the range."""
-    return [f"{m.elo} played {m.performance:.0f}" for m in measurements if abs(m.performance - m.elo) > BAND]
+    return [m for m in measurements if abs(m.performance - m.elo) > BAND]
 
 
 def run_round(args: argparse.Namespace) -> int:
@@ -368,11 +371,13 @@ def run_round(args: argparse.Namespace) -> int:
     if missed:
         # The top moves only when full strength played away from it: the range ends where it plays.
         top = played_top[0].performance if played_top else FULL_STRENGTH_ELO
-        curve = fitted_curve(measurements, int(round(top, -1)) if abs(top - FULL_STRENGTH_ELO) > BAND else None)
+        curve = fitted_curve(measurements, int(round(top, -1)) if abs(top - FULL_STRENGTH_ELO) > BAND else None,
+                             [m.elo for m in missed if m.elo < FULL_STRENGTH_ELO])
         write_curve(args.strength_file, curve)
         record["anchors"] = [{"elo": a.elo, "measured": False, "with": f"fitted from round {args.name} "
                               f"({BUILTIN_NET} at {commit}), not measured: play the next round"} for a in curve]
-        note = (f"round {args.name} ({BUILTIN_NET} at {commit}): {', '.join(missed)}, out of +-{BAND}; "
+        note = (f"round {args.name} ({BUILTIN_NET} at {commit}): "
+                f"{', '.join(f'{m.elo} played {m.performance:.0f}' for m in missed)}, out of +-{BAND}; "
                 "the curve refitted from its games")
     else:
         record["anchors"] = [{"elo": a.elo, "measured": True, "with": f"round {args.name}, {BUILTIN_NET} at {commit}"}
@@ -380,11 +385,15 @@ def run_round(args: argparse.Namespace) -> int:
         record["measured_with"] = {"net": BUILTIN_NET, "commit": commit, "round": args.name}
         note = f"round {args.name} ({BUILTIN_NET} at {commit}): every level within +-{BAND}"
     levels_record.write_record(record, args.record)
-    # A fresh process signs, so that a refitted curve is the one signed.
-    subprocess.run([sys.executable, "-m", "tools.calibrate_levels", "resign", "--note", note,
-                    "--record", str(args.record)], cwd=REPO, check=True)
+    resign_afresh(note, args.record)
     print(note)
     return 0
+
+
+def resign_afresh(note: str, record: Path) -> None:
+    """Sign `record` in a fresh process, so that a refitted curve is the one signed."""
+    subprocess.run([sys.executable, "-m", "tools.calibrate_levels", "resign", "--note", note, "--record", str(record)],
+                   cwd=REPO, check=True)
 
 
 def resign(args: argparse.Namespace) -> int:
