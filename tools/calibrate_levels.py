@@ -2,11 +2,11 @@
 
 A round plays every level of the issue (1350, 1500, 1700, 1900, 2100, 2300 and the top, full strength)
 60 games each at 10 s + 0.1 s, appends the ledger rows (``pl-NAME-ELO``, pentanomial counts in the
-notes) to docs/experiments.csv, and then either, every level within +-75 Elo of its number, marks the
-curve's anchors measured with this engine, or refits the curve in uci_engine/strength.py (the top
-anchor moved to where full strength played, a level that missed between anchors made an anchor) and
-marks it fitted, not measured (play the next round);
-either way it re-signs the calibration record (tools/levels_record.py).  ``--dry-run`` prints the
+notes) to docs/experiments.csv, and then either, every level within +-75 Elo of its number over 60
+games or more, marks the curve's anchors measured with this engine, or refits the curve in
+uci_engine/strength.py (the top anchor moved to where full strength played, a level that missed
+between anchors made an anchor) and marks it fitted, not measured (play the next round); either way
+it re-signs the calibration record (tools/levels_record.py).  ``--dry-run`` prints the
 runner commands and writes nothing.  ``python -m tools.calibrate_levels resign --note "..."``
 re-signs the record without games, with a note that says why the levels did not move.
 
@@ -62,7 +62,8 @@ OPENINGS = REPO.parent / "shared" / "data" / "openings" / "2moves_v1.epd"
 ENGINE = "Kestrel"
 MIN_NODES = 50              # a fit never asks for a search smaller than this
 ROUND_LEVELS = levels_record.ISSUE_LEVELS             # and the top, full strength
-BAND = 75                   # Elo: a level within this of its number is calibrated
+BAND = 75                   # Elo: a level within this of its number is calibrated ...
+CALIBRATION_GAMES = 60      # ... over at least this many games
 LEDGER = REPO / "docs" / "experiments.csv"
 STRENGTH_FILE = REPO / "uci_engine" / "strength.py"
 
@@ -379,6 +380,11 @@ def run_round(args: argparse.Namespace) -> int:
         note = (f"round {args.name} ({BUILTIN_NET} at {commit}): "
                 f"{', '.join(f'{m.elo} played {m.performance:.0f}' for m in missed)}, out of +-{BAND}; "
                 "the curve refitted from its games")
+    elif min(m.tally.games for m in measurements) < CALIBRATION_GAMES:
+        record["anchors"] = [{"elo": a.elo, "measured": False, "with": f"round {args.name} ({BUILTIN_NET} at "
+                              f"{commit}) played fewer than {CALIBRATION_GAMES} games a level"} for a in CURVE]
+        note = (f"round {args.name} ({BUILTIN_NET} at {commit}): within +-{BAND}, but fewer than "
+                f"{CALIBRATION_GAMES} games a level measure nothing")
     else:
         record["anchors"] = [{"elo": a.elo, "measured": True, "with": f"round {args.name}, {BUILTIN_NET} at {commit}"}
                              for a in CURVE]
