@@ -21,6 +21,14 @@ import chess
 import chess.engine
 import pytest
 
+# pytest hooks: the suite on every core, the serial tests last and alone (serial_phase.py).
+from serial_phase import (  # noqa: F401
+    pytest_collection_modifyitems,
+    pytest_configure,
+    pytest_unconfigure,
+    pytest_xdist_make_scheduler,
+)
+
 from search.board import Position
 from search.limits import SearchLimits
 from uci_engine.output import Output

@@ -2,7 +2,7 @@
 
 `HandTree`, `ucb`, `win_probability`, `score_of_probability`, `prior_refresh_depth`,
 `store_tt_move`, `verify_favourite` and the constants come from tests/_mcts_internals.pyx
-(compiled on first import, tests/compiled.py);
+(built with the core, tests/compiled.py);
 `puct` is PUCT written out plainly, to check selection's rearranged arithmetic against.
 """
 

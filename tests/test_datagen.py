@@ -14,6 +14,7 @@ from pathlib import Path
 import chess
 import pytest
 from conftest import REPO_ROOT, SHARED_DATA
+from tool_runs import run_tool_here
 
 from search.board.position import Position
 from tools import datagen, game_records
@@ -174,7 +175,8 @@ def test_bad_inputs_are_refused_before_the_first_game(tmp_path: Path) -> None:
     for extra, message in cases.items():
         arguments = {"--out": str(tmp_path / "d"), "--positions": "10"}
         arguments.update(dict(zip(extra[::2], extra[1::2], strict=True)))
-        result = _generate("generate", *[x for pair in arguments.items() for x in pair])
+        # In this process: a refusal needs no interpreter of its own (tests/tool_runs.py).
+        result = run_tool_here("datagen", "generate", *[x for pair in arguments.items() for x in pair])
         assert result.returncode == 2 and message in result.stderr, (extra, result.stderr)
         assert "Traceback" not in result.stderr
         assert not (tmp_path / "d").exists() or not any((tmp_path / "d").glob("*.kgame"))

@@ -33,7 +33,7 @@ from uci_engine.jobs import Answer, Job, SearchJob, TaskJob
 from uci_engine.options import OptionError, OptionValue, build_options, shown
 from uci_engine.output import Output, format_info
 from uci_engine.parsing import CommandError, parse_go, parse_position, parse_setoption
-from uci_engine.strength import LEVEL_SWITCHES, LineCollector, level_from_options
+from uci_engine.strength import level_from_options, level_switches, search_at_level
 from uci_engine.tablebases import Tablebases
 from uci_engine.wdl import wdl_per_mille
 
@@ -217,14 +217,15 @@ class UciEngine:
             # As made: the adopted techniques, less KESTREL_SEARCH_OFF, plus KESTREL_SEARCH_ON.
             self._full_switches[mode] = dict(getattr(searcher, "switches", {}))
         if mode == "AlphaBeta":
-            # A level searches without LEVEL_SWITCHES' techniques; full strength with them again.
-            at_level = level is not None
-            if applied.get("level switches", _UNSET) != at_level:
-                switches = self._full_switches[mode] | (LEVEL_SWITCHES if at_level else {})
+            # A level searches with its switches (strength.level_switches); full strength with its own.
+            full = self._full_switches[mode]
+            switches = full if level is None else level_switches(level, full)
+            switched_off = " ".join(sorted(name for name, on in switches.items() if not on))
+            if applied.get("level switches", _UNSET) != switched_off:
                 configure = getattr(searcher, "configure", None)
                 if configure is not None:
                     configure(**switches)
-                applied["level switches"] = at_level
+                applied["level switches"] = switched_off
         for option in self.options:
             if option.apply is None or (option.modes and mode not in option.modes):
                 continue
@@ -415,17 +416,9 @@ class UciEngine:
             self.out.info_string(notice)
         self._level_notice = notice
         # A weaker level sees less (fewer nodes) and looks at a few moves to choose from.
-        searcher.multipv = max(multipv, level.lines)
-        limits = dataclasses.replace(limits, nodes=min(limits.nodes or level.nodes, level.nodes))
         if self.debug:
             self.out.info_string(f"strength: Elo {level.elo}, {level.nodes} nodes, {level.lines} lines")
-
-        def weakened() -> SearchResult:
-            lines = LineCollector(self._on_info, level.lines)
-            result = searcher.search(root, limits, lines)
-            return level.choose(result, lines.complete, self._rng)
-
-        return weakened
+        return lambda: search_at_level(searcher, root, limits, level, self._rng, self._on_info, multipv)[0]
 
     def _consult_tablebases(self, root: Position, legal: list[str], limits: SearchLimits) -> Answer | None:
         """Play a tablebase position from the tables, or narrow the search to the moves that keep
