@@ -134,24 +134,30 @@ cdef inline void record_change(UndoRecord* rec, int piece, int from_sq, int to_s
     rec.change_count += 1
 
 
-cdef void do_move(Board* b, Move m) noexcept nogil:
+cdef inline UndoRecord* push_undo(Board* b, Move m) noexcept nogil:
+    """The next undo record, holding what the move `m` (or MOVE_NULL) cannot recompute when undone."""
     cdef UndoRecord* rec = &b.history[b.game_ply]
+    b.game_ply += 1
+    rec.key = b.key
+    rec.checkers = b.checkers
+    rec.move = m
+    rec.captured = NO_PIECE
+    rec.castling = b.castling
+    rec.ep_square = b.ep_square
+    rec.halfmove_clock = b.halfmove_clock
+    rec.plies_from_null = b.plies_from_null
+    rec.change_count = 0
+    return rec
+
+
+cdef void do_move(Board* b, Move m) noexcept nogil:
+    cdef UndoRecord* rec = push_undo(b, m)
     cdef int us = b.side_to_move, them = 1 - b.side_to_move
     cdef int from_sq = move_from(m), to_sq = move_to(m), kind = move_kind(m)
     cdef int piece = b.squares[from_sq], captured = NO_PIECE
     cdef int captured_sq, rook_to, king_to, promoted, double_push_ep = NO_SQUARE
     cdef Bitboard key = b.key
     cdef int old_castling = b.castling
-
-    b.game_ply += 1
-    rec.key = b.key
-    rec.checkers = b.checkers
-    rec.move = m
-    rec.castling = b.castling
-    rec.ep_square = b.ep_square
-    rec.halfmove_clock = b.halfmove_clock
-    rec.plies_from_null = b.plies_from_null
-    rec.change_count = 0
 
     if b.ep_square != NO_SQUARE:
         key ^= ZOBRIST_EP_FILE[file_of(b.ep_square)]
@@ -264,17 +270,7 @@ cdef void undo_move(Board* b) noexcept nogil:
 
 cdef void do_null_move(Board* b) noexcept nogil:
     """Pass the turn (for null-move pruning); never called while in check."""
-    cdef UndoRecord* rec = &b.history[b.game_ply]
-    b.game_ply += 1
-    rec.key = b.key
-    rec.checkers = b.checkers
-    rec.move = MOVE_NULL
-    rec.captured = NO_PIECE
-    rec.castling = b.castling
-    rec.ep_square = b.ep_square
-    rec.halfmove_clock = b.halfmove_clock
-    rec.plies_from_null = b.plies_from_null
-    rec.change_count = 0
+    push_undo(b, MOVE_NULL)
     if b.ep_square != NO_SQUARE:
         b.key ^= ZOBRIST_EP_FILE[file_of(b.ep_square)]
         b.ep_square = NO_SQUARE
