@@ -503,6 +503,7 @@ def test_the_engines_tables_end_games_they_know() -> None:
     assert datagen._tablebase_result(Position("4k3/8/8/8/8/8/PPP5/R3K3 w - - 0 1"), settings) is None
 
 
+@pytest.mark.serial
 def test_the_device_burst_script_returns_one_shard_of_whole_games(tmp_path: Path) -> None:
     """tools/device_burst.sh as a lent machine runs it, for a few seconds, with the core as the tests
     have it (--no-build: a build in place would cost CI minutes): the generator is stopped by

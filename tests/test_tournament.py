@@ -166,6 +166,7 @@ def test_stockfish_against_xboard_phalanx_with_adjudication(tmp_path):
     assert "Score of sf vs phalanx:" in proc.stdout and "Ptnml(0-2):" in proc.stdout
 
 
+@pytest.mark.serial
 @pytest.mark.slow
 def test_fairymax_without_setboard_plays_the_book_as_moves(tmp_path):
     """Fairy-Max declares setboard=0: EPD openings reach it as moves from the start position."""
@@ -324,6 +325,7 @@ def test_sigkill_then_resume_keeps_every_finished_game_once(tmp_path):
     assert _state_games(state) == 12
 
 
+@pytest.mark.serial
 @pytest.mark.slow
 def test_kestrel_plays_a_match():
     _require(STOCKFISH, "stockfish")

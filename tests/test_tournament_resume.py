@@ -14,15 +14,16 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import REPO_ROOT
 
-from tests.test_tournament import ROOT, fake, read_games
+from tests.test_tournament import fake, read_games
 from tournaments.state import RunState, StateStore, load_state
 
 
 def run_cli(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
     """``python -m tournaments`` in ``cwd`` (the run's files are relative to it), this checkout first."""
     return subprocess.run([sys.executable, "-m", "tournaments", *args], cwd=cwd, capture_output=True, text=True,
-                          timeout=120, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                          timeout=120, env={**os.environ, "PYTHONPATH": str(REPO_ROOT)})
 
 
 def run_line(maxmoves: int = 8, tc: str = "5+0.05") -> list[str]:

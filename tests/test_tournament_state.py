@@ -10,8 +10,9 @@ import threading
 from pathlib import Path
 
 import pytest
+from conftest import REPO_ROOT
 
-from tests.test_tournament import FAKE, ROOT, read_games
+from tests.test_tournament import FAKE, read_games
 from tournaments import state as state_module
 from tournaments.config import ConfigError, EngineConfig, SprtConfig, TournamentConfig
 from tournaments.game import GameOutcome
@@ -148,7 +149,7 @@ def test_a_killed_runner_keeps_every_game_it_recorded(tmp_path):
     path = tmp_path / "s.json"
     code = f"""
 import os, signal, sys
-sys.path.insert(0, {str(ROOT)!r})
+sys.path[:0] = [{str(REPO_ROOT)!r}, {str(REPO_ROOT / "tests")!r}]   # the tests import conftest as pytest does
 from tests.test_tournament_state import _append, _config
 from tournaments.state import RunState, StateStore
 state = RunState(config=_config().to_dict(), seed=1)
@@ -157,7 +158,7 @@ store.snapshot(state)
 _append(store, state, 25)
 os.kill(os.getpid(), signal.SIGKILL)  # no flush, no close: whatever the writer thread had not synced yet
 """
-    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=60)
+    proc = subprocess.run([sys.executable, "-c", code], cwd=REPO_ROOT, capture_output=True, text=True, timeout=60)
     assert proc.returncode == -signal.SIGKILL, proc.stderr
     loaded = load_state(str(path))
     assert [g.index for g in loaded.games] == list(range(25)) and loaded.pgn_offset == 2500

@@ -60,9 +60,15 @@ case "$status" in
     137) echo "burst: the generator did not stop on SIGTERM and was killed; keeping its games" >&2 ;;
     *) echo "burst: the generator failed with status $status" >&2; exit "$status" ;;
 esac
+shopt -s nullglob
+shards=("$work"/games/*.kgame)
+if [ "${#shards[@]}" -eq 0 ]; then
+    echo "burst: the generator wrote no game file in $seconds s; nothing to return" >&2
+    exit 1
+fi
 python3 -c 'import sys; from tools.game_records import cut_partial_game; [cut_partial_game(p) for p in sys.argv[1:]]' \
-    "$work"/games/*.kgame
-cat "$work"/games/*.kgame > "$work/burst.kgame"
+    "${shards[@]}"
+cat "${shards[@]}" > "$work/burst.kgame"
 python3 -m tools.datagen stats "$work/burst.kgame"
 size=$(stat -c %s "$work/burst.kgame")
 if [ "$size" -le $((15 * 1024 * 1024)) ]; then
