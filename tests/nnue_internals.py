@@ -1,7 +1,7 @@
 """What the NNUE tests reach below the net's Python face: accumulators, and a board that keeps them
 incrementally as a search does.
 
-`IncrementalNnue` and `nnue_accumulators` come from tests/_nnue_internals.pyx (compiled on first
+`IncrementalNnue`, `nnue_accumulators` and `use_simd` come from tests/_nnue_internals.pyx (compiled on first
 import, tests/compiled.py).
 """
 
@@ -13,3 +13,4 @@ _internals = load("_nnue_internals")
 
 IncrementalNnue = _internals.IncrementalNnue
 nnue_accumulators = _internals.nnue_accumulators
+use_simd = _internals.use_simd
