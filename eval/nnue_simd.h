@@ -13,7 +13,7 @@
  * (vpmaddwd's pairs included, since every partial sum is bounded by the chunk's bound).
  *
  * Which form runs:
- *   - a build for an AVX2 CPU (KESTREL_NATIVE=1 on one, so __AVX2__): the AVX2 kernels, inlined;
+ *   - a build for an AVX2 CPU (KESTREL_NATIVE=1 on one, so __AVX2__): the AVX2 kernels, no CPUID;
  *   - a portable build with GCC or Clang on x86-64 (the wheels): the AVX2 kernels are compiled
  *     function by function (target attribute) and used where CPUID says the CPU and the OS
  *     have AVX2, the portable loops elsewhere;
@@ -55,28 +55,37 @@ static int kestrel_nnue_kernels = KESTREL_NNUE_KERNELS_PORTABLE;
 /* ------------------------------------------------------------------ the portable loops */
 
 /* The usual moves get one fused pass (a quiet move 1 + 1 rows, a capture 1 + 2, castling 2 + 2),
- * anything else a pass per row; gcc -O3 makes each pass paddw/psubw over 8 lanes with SSE2. */
+ * anything else a pass per row; gcc -O3 makes each pass paddw/psubw over 8 lanes with SSE2.
+ * The rows are read into locals first: the build has -fno-strict-aliasing, so a store to dst
+ * could change adds[] as far as the compiler knows, and a loop that read adds[r] in its body
+ * would not be vectorised at all. */
 static void kestrel_nnue_rows_portable(int16_t* dst, const int16_t* src, const int16_t* const* adds,
                                        int add_count, const int16_t* const* subs, int sub_count, int n) {
     int j, r;
     if (add_count == 1 && sub_count == 1) {
-        for (j = 0; j < n; j++) dst[j] = (int16_t)(src[j] + adds[0][j] - subs[0][j]);
+        const int16_t *a0 = adds[0], *s0 = subs[0];
+        for (j = 0; j < n; j++) dst[j] = (int16_t)(src[j] + a0[j] - s0[j]);
         return;
     }
     if (add_count == 1 && sub_count == 2) {
-        for (j = 0; j < n; j++) dst[j] = (int16_t)(src[j] + adds[0][j] - subs[0][j] - subs[1][j]);
+        const int16_t *a0 = adds[0], *s0 = subs[0], *s1 = subs[1];
+        for (j = 0; j < n; j++) dst[j] = (int16_t)(src[j] + a0[j] - s0[j] - s1[j]);
         return;
     }
     if (add_count == 2 && sub_count == 2) {
-        for (j = 0; j < n; j++)
-            dst[j] = (int16_t)(src[j] + adds[0][j] + adds[1][j] - subs[0][j] - subs[1][j]);
+        const int16_t *a0 = adds[0], *a1 = adds[1], *s0 = subs[0], *s1 = subs[1];
+        for (j = 0; j < n; j++) dst[j] = (int16_t)(src[j] + a0[j] + a1[j] - s0[j] - s1[j]);
         return;
     }
     for (j = 0; j < n; j++) dst[j] = src[j];
-    for (r = 0; r < add_count; r++)
-        for (j = 0; j < n; j++) dst[j] = (int16_t)(dst[j] + adds[r][j]);
-    for (r = 0; r < sub_count; r++)
-        for (j = 0; j < n; j++) dst[j] = (int16_t)(dst[j] - subs[r][j]);
+    for (r = 0; r < add_count; r++) {
+        const int16_t* row = adds[r];
+        for (j = 0; j < n; j++) dst[j] = (int16_t)(dst[j] + row[j]);
+    }
+    for (r = 0; r < sub_count; r++) {
+        const int16_t* row = subs[r];
+        for (j = 0; j < n; j++) dst[j] = (int16_t)(dst[j] - row[j]);
+    }
 }
 
 /* Scalar C that gcc -O3 makes pmaxsw/pminsw/pmullw/pmaddwd. */
@@ -112,6 +121,20 @@ KESTREL_NNUE_AVX2_TARGET
 static void kestrel_nnue_rows_avx2(int16_t* dst, const int16_t* src, const int16_t* const* adds,
                                    int add_count, const int16_t* const* subs, int sub_count, int n) {
     int j = 0, k, r;
+    /* A quiet move and a capture (most updates) stream once through their three or four rows:
+     * no tile is worth holding for one add and one or two subtractions. */
+    if (add_count == 1 && (sub_count == 1 || sub_count == 2)) {
+        const int16_t *a0 = adds[0], *s0 = subs[0], *s1 = sub_count == 2 ? subs[1] : NULL;
+        for (; j < n; j += 16) {
+            __m256i t = _mm256_add_epi16(_mm256_loadu_si256((const __m256i*)(src + j)),
+                                         _mm256_loadu_si256((const __m256i*)(a0 + j)));
+            t = _mm256_sub_epi16(t, _mm256_loadu_si256((const __m256i*)(s0 + j)));
+            if (s1 != NULL)
+                t = _mm256_sub_epi16(t, _mm256_loadu_si256((const __m256i*)(s1 + j)));
+            _mm256_storeu_si256((__m256i*)(dst + j), t);
+        }
+        return;
+    }
     for (; j + 16 * KESTREL_NNUE_TILE <= n; j += 16 * KESTREL_NNUE_TILE) {
         __m256i t[KESTREL_NNUE_TILE];
         for (k = 0; k < KESTREL_NNUE_TILE; k++)
