@@ -33,8 +33,10 @@ def core_modules():
 
 CORE_MODULES = core_modules()
 # The lab's compiled kernels (tools/ sits above the layers; the engine never imports them): a
-# tuner's or trainer's kernel lives beside it in tools/.
-TOOL_MODULES = ["tools.nnue_kernels", "tools.texel_kernels"]
+# tuner's or trainer's kernel lives beside it in tools/.  The tests' own Cython helpers, which reach
+# C functions of the core that have no Python face (tests/compiled.py), are built here too, once,
+# with the same directives as the core.
+TOOL_MODULES = ["tools.nnue_kernels", "tools.texel_kernels", "tests._mcts_internals", "tests._nnue_internals"]
 
 
 def source_of(name):
@@ -43,8 +45,9 @@ def source_of(name):
 
 
 class BuildExt(build_ext):
-    """The lab is not installed: its kernels are built only in place (`build_ext --inplace`,
-    `pip install -e .`), for a checkout, and a wheel holds the engine's modules alone."""
+    """The lab and the tests are not installed: their kernels are built only in place
+    (`build_ext --inplace`, `pip install -e .`), for a checkout, and a wheel holds the engine's
+    modules alone."""
 
     def finalize_options(self):
         super().finalize_options()
@@ -60,7 +63,8 @@ class BuildExt(build_ext):
         if not self.inplace:
             # An in-place build compiles in the build folder before it copies, so the lab's kernels
             # of an earlier one may lie there, and a wheel takes that folder whole.
-            shutil.rmtree(os.path.join(self.build_lib, "tools"), ignore_errors=True)
+            for folder in ("tools", "tests"):
+                shutil.rmtree(os.path.join(self.build_lib, folder), ignore_errors=True)
 
 
 def write_params_pxd():
@@ -97,7 +101,7 @@ extensions = [
         extra_compile_args=tool_compile_args if name in TOOL_MODULES else compile_args,
     )
     for name in CORE_MODULES + TOOL_MODULES
-    # An sdist has no tools/: the lab comes with a checkout.
+    # An sdist has no tools/ or tests/: the lab and the tests come with a checkout.
     if name in CORE_MODULES or os.path.exists(os.path.join(HERE, source_of(name)))
 ]
 

@@ -1,10 +1,13 @@
-"""Kestrel's weighted evaluation: a tapered weighted sum whose weights live in ``eval.weights``.
+"""Kestrel's evaluations: the learned net (NNUE) and the weighted one.
 
-The searchers evaluate with the learned net by default (eval/networks.py, eval/nnue.pyx); this
-one is the alternative (UCI ``Use NNUE`` false), the human levels' evaluation and the Texel
-tuner's.  ``evaluate(position)`` is its score (centipawns, side to move's view);
-``breakdown(position)`` gives each term's ``(mg, eg)`` from White's view.  ``load_weights``
-and ``load_vector`` replace the weights in use (for a tuner); never while a search runs.
+The searchers evaluate with the learned net by default: its inference is eval/nnue.pyx, its file
+format eval/nnue_file.py, and eval/networks.py loads the shipped net or any file.  The weighted
+evaluation, a tapered weighted sum whose weights live in ``eval.weights``, is the alternative
+(UCI ``Use NNUE`` false) and the Texel tuner's; this package's face is the weighted one:
+``evaluate(position)`` is its score (centipawns, side to move's view); ``breakdown(position)``
+gives each term's ``(mg, eg)`` from White's view.  ``load_weights`` and ``load_vector`` replace
+the weights in use (for a tuner); never while a search runs.  The net's face is
+``eval.nnue_api.nnue_evaluate``.
 
 Note: ``eval.evaluate`` is the function here, not the C module of the same name, which is
 reached as ``sys.modules["eval.evaluate"]`` or through ``cimport`` from Cython.

@@ -1,17 +1,16 @@
 """Draw knowledge the evaluation lacks (draw_scale.pxd): the factor, and its Python face for tests."""
 
 from search.board.types cimport (
-    Bitboard, PAWN, KNIGHT, BISHOP, ROOK, QUEEN, KING, WHITE, file_of, square_distance,
+    Bitboard, PAWN, KNIGHT, BISHOP, KING, WHITE, file_of, square_distance,
 )
 from search.board.bitboard cimport popcount, lsb, square_bb, DARK_SQUARES, FILE_A, FILE_H
+from search.board.material cimport material_in_pawns
 from search.board.position cimport Position
 
 
 cdef inline int non_pawn_material(const Board* b, int colour) noexcept nogil:
-    """Pieces other than pawns and the king, in pawn units: minors 3, rooks 5, queens 9."""
-    cdef Bitboard ours = b.by_colour[colour]
-    return (3 * popcount(ours & (b.by_type[KNIGHT] | b.by_type[BISHOP]))
-            + 5 * popcount(ours & b.by_type[ROOK]) + 9 * popcount(ours & b.by_type[QUEEN]))
+    """Pieces other than pawns and the king, in pawn units (search/board/material.pxd)."""
+    return material_in_pawns(b, b.by_colour[colour] & ~b.by_type[PAWN])
 
 
 cdef int draw_scale(const Board* b, int strong_side) noexcept nogil:

@@ -137,9 +137,6 @@ cdef inline Bitboard fill_forward(Bitboard b, int colour) noexcept nogil:
     """`b` and every square ahead of it, as seen by `colour`'s pawns."""
     return fill_north(b) if colour == WHITE else fill_south(b)
 
-cdef inline Bitboard fill_backward(Bitboard b, int colour) noexcept nogil:
-    return fill_south(b) if colour == WHITE else fill_north(b)
-
 cdef inline Bitboard step_forward(Bitboard b, int colour) noexcept nogil:
     return b << 8 if colour == WHITE else b >> 8
 

@@ -3,8 +3,7 @@ given their priors, and the searches that refresh the priors as the node's visit
 
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 from search.board.types cimport (
-    Move, MoveList, MAX_MOVES, NO_PIECE, PAWN, MOVE_EN_PASSANT, move_from, move_to, move_kind, is_promotion,
-    piece_type_of,
+    Move, MoveList, MAX_MOVES, NO_PIECE, MOVE_EN_PASSANT, move_to, move_kind, is_promotion,
 )
 from search.board.board cimport Board
 from search.board.movegen cimport generate_legal
@@ -18,6 +17,7 @@ from search.mcts_state cimport (
 )
 from search.mcts_leaf cimport node_search
 from search.mcts_priors cimport move_priors
+from search.ordering cimport mvv_lva
 
 cdef extern from "clock.h" nogil:
     void store_flag "kestrel_store_flag"(int* flag, int value)
@@ -30,11 +30,8 @@ cdef inline int expansion_order(const Board* b, Move m) noexcept nogil:
     """Captures (most valuable victim first) and queen promotions are tried first:
     the children of a new node are visited in this order, so tactics show early."""
     cdef int score = 0
-    if move_kind(m) == MOVE_EN_PASSANT:
-        score = 100000 + SEE_VALUE[PAWN] * 8
-    elif b.squares[move_to(m)] != NO_PIECE:
-        score = 100000 + SEE_VALUE[piece_type_of(b.squares[move_to(m)])] * 8 \
-            - SEE_VALUE[piece_type_of(b.squares[move_from(m)])] // 100
+    if move_kind(m) == MOVE_EN_PASSANT or b.squares[move_to(m)] != NO_PIECE:
+        score = 100000 + mvv_lva(b, m)
     if is_promotion(m):
         score += 50000 + SEE_VALUE[move_kind(m)]
     return score

@@ -14,14 +14,12 @@ without the GIL, and the main one reports, keeps the clock and chooses the move.
 """
 
 from cpython.mem cimport PyMem_Malloc, PyMem_Free
-from libc.stdint cimport int64_t, uint32_t, uint64_t
+from libc.stdint cimport uint32_t, uint64_t
 from libc.string cimport memset, memcpy
 from search.board.types cimport Bitboard, Move, MoveList, MOVE_NONE
 from search.board.movegen cimport generate_legal, parse_uci_move
 from search.board.board cimport Board, move_to_uci, drop_old_history
-from search.tt cimport (
-    TranspositionTable, tt_resize, tt_free, tt_clear, tt_new_search, tt_store, BOUND_LOWER,
-)
+from search.tt cimport tt_resize, tt_free, tt_clear, tt_new_search
 from search.state cimport SearchState, adopted_config
 from search.correction cimport clear_corrections
 from search.mcts_pool cimport NODE_NONE
@@ -33,7 +31,7 @@ from search.mcts_state cimport (
 )
 from search.mcts_select cimport best_child
 from search.mcts_expand cimport root_search_move_of, root_search_depth_of, root_search_score_of
-from search.mcts cimport shared_reset, mcts_search, mcts_helper, verify_tree_move
+from search.mcts cimport shared_reset, mcts_search, mcts_helper
 from search.mcts_tree cimport MCTSTree
 from search.mcts_value cimport VALUE_MODEL_LOGISTIC, VALUE_MODEL_WDL, board_material
 from search.mcts_priors cimport (
@@ -95,34 +93,6 @@ cdef (int, int) root_refresh_schedule(bint deep):
 
 cdef class MCTSSearcher(Searcher):
     """PUCT (or UCT) with an MCTS-Solver over a node pool sized from the Hash option."""
-
-    cdef MCTSState* state                # the main thread's
-    cdef SearchState* qs                 # its board and leaf searches
-    cdef MCTSTree tree
-    cdef MCTSShared shared               # counters and flags of every thread of a search
-    cdef MCTSState* helper_walks         # the helpers' tree walks (their boards and leaf searches: helpers)
-    cdef TranspositionTable tt
-    cdef public double exploration
-    cdef public double c_puct
-    cdef public double fpu_reduction
-    cdef public double prior_temperature
-    cdef public int playout_cap
-    cdef public bint reuse_tree
-    cdef public bint recycle            # a full pool drops its least visited subtrees (pool_recycle)
-    cdef public bint visit_share_time   # the stop rule's visit-share scaling (DEFAULT_VISIT_SHARE_TIME)
-    cdef public bint fitted_priors      # the priors' fitted weights, else the hand-set ones (DEFAULT_FITTED_PRIORS)
-    cdef public bint refresh_priors     # priors refreshed by searches of the node (DEFAULT_REFRESH_PRIORS)
-    cdef public bint deep_root_refresh  # the root's refreshes deeper and uncapped (DEFAULT_DEEP_ROOT_REFRESH)
-    cdef public bint verified_move       # the favourite checked against the root's search (DEFAULT_VERIFIED_MOVE)
-    cdef public bint decisive_root_move  # a won position's move is the root search's (DEFAULT_DECISIVE_ROOT_MOVE)
-    cdef int leaf_code
-    cdef int leaf_depth_value
-    cdef int leaf_depth_root_value
-    cdef int selection_code
-    cdef int value_model_code
-    cdef int root_material
-    cdef int64_t seed_value
-    cdef bint full_reported
 
     def __cinit__(self, *args, **kwargs):
         self.state = <MCTSState*>PyMem_Malloc(sizeof(MCTSState))
@@ -254,7 +224,7 @@ cdef class MCTSSearcher(Searcher):
         """The search techniques of the leaves' alpha-beta and quiescence searches."""
         return {name: bool(on) for name, on in (<dict>self.qs.config).items()}
 
-    # ------------------------------------------------------------ the priors, for tests and their fit
+    # ------------------------------------------------------------ the priors, for their fit and tests
 
     cdef void _set_position(self, Position position, MoveList* moves):
         """Put `position` on the leaf board (with this searcher's table) and its legal moves in `moves`."""
@@ -296,16 +266,6 @@ cdef class MCTSSearcher(Searcher):
         """One of the priors' weight tables (PRIOR_FEATURES' order): the fitted or the hand-set one."""
         cdef const double* table = prior_weight_table(fitted)
         return [table[k] for k in range(PRIOR_FEATURE_COUNT)]
-
-    def store_tt_move(self, position: Position, move: str) -> None:
-        """Put `move` in the table as the best move of `position` (for tests of the priors)."""
-        cdef MoveList moves
-        cdef Move m
-        self._set_position(position, &moves)
-        m = parse_uci_move(&self.qs.board, move)
-        if m == MOVE_NONE:
-            raise ValueError(f"{move!r} is not legal here")
-        tt_store(&self.tt, self.qs.board.key, 1, 0, BOUND_LOWER, m, 0)
 
     # ------------------------------------------------------------ the tables
 
@@ -561,21 +521,6 @@ cdef class MCTSSearcher(Searcher):
         'cut off' (the hard limit stopped the check; the favourite was played) or 'decisive'
         (`decisive_root_move`: the root search scored a win, and its move was played)."""
         return VERIFICATIONS[self.state.verification]
-
-    def verify_favourite(self) -> Tuple[Optional[str], str]:
-        """Run `verified_move`'s check on the last search's tree now, untimed (for tests and
-        inspection: a search runs it itself when the switch is on and a clock ends it): returns
-        what it did, as `verification` says it, and the move it would play."""
-        if not self.tree.valid or best_child(&self.tree.pool, self.state.root) == NODE_NONE:
-            raise ValueError("no search has left a tree with moves to check")
-        memset(&self.qs.time, 0, sizeof(TimeBudget))
-        self.qs.stopped = False
-        self.state.verification = VERIFY_NONE
-        self.state.verified_child = NODE_NONE
-        with nogil:
-            verify_tree_move(self.state)
-        return VERIFICATIONS[self.state.verification], move_to_uci(&self.qs.board,
-                                                                   self.tree.pool.nodes[self._chosen_child()].move)
 
     def root_children(self) -> List[Dict]:
         """The root's moves after a search: move, visits, mean value, proven result."""

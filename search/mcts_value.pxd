@@ -13,7 +13,7 @@ cdef enum:
     VALUE_MODEL_LOGISTIC = 0
     VALUE_MODEL_WDL = 1
 
-# Both sides' material in pawns (P=1, N=B=3, R=5, Q=9), the WDL model's input.
+# Both sides' material in pawns (search/board/material.pxd), the WDL model's input.
 cdef int board_material(const Board* b) noexcept nogil
 
 # The expected result for the side whose score `cp` is (a non-mate score).

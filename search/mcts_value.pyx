@@ -1,8 +1,7 @@
 """Scores as win probabilities for the Monte Carlo tree search, and back (see mcts_value.pxd)."""
 
 from libc.math cimport pow, log10, exp
-from search.board.types cimport PAWN, KNIGHT, BISHOP, ROOK, QUEEN
-from search.board.bitboard cimport popcount
+from search.board.material cimport material_in_pawns
 
 from search import wdl
 
@@ -17,8 +16,7 @@ cdef double WDL_B1 = wdl.B1
 
 
 cdef int board_material(const Board* b) noexcept nogil:
-    return (popcount(b.by_type[PAWN]) + 3 * popcount(b.by_type[KNIGHT] | b.by_type[BISHOP])
-            + 5 * popcount(b.by_type[ROOK]) + 9 * popcount(b.by_type[QUEEN]))
+    return material_in_pawns(b, b.by_colour[0] | b.by_colour[1])
 
 
 cdef double cp_to_probability(int cp) noexcept nogil:

@@ -1,11 +1,11 @@
 """Scores for move ordering and the history/killer updates that feed them."""
 
 from search.board.types cimport (
-    Move, MoveList, NO_PIECE, PAWN, MOVE_EN_PASSANT, MOVE_PROMOTE_QUEEN, MOVE_NULL,
-    move_from, move_to, move_kind, is_promotion, piece_type_of,
+    Move, MoveList, NO_PIECE, MOVE_EN_PASSANT, MOVE_PROMOTE_QUEEN, MOVE_NULL,
+    move_from, move_to, move_kind, is_promotion,
 )
 from search.board.board cimport Board
-from search.board.see cimport see, SEE_VALUE
+from search.board.see cimport see
 
 cdef enum:
     HASH_MOVE_SCORE = 10000000
@@ -18,11 +18,6 @@ cdef enum:
 
 cdef bint is_capture(SearchState* s, Move m) noexcept nogil:
     return s.board.squares[move_to(m)] != NO_PIECE or move_kind(m) == MOVE_EN_PASSANT
-
-
-cdef inline int mvv_lva(const Board* b, Move m) noexcept nogil:
-    cdef int victim = PAWN if move_kind(m) == MOVE_EN_PASSANT else piece_type_of(b.squares[move_to(m)])
-    return SEE_VALUE[victim] * 8 - SEE_VALUE[piece_type_of(b.squares[move_from(m)])] // 100
 
 
 cdef void score_moves(SearchState* s, MoveList* moves, Move hash_move, int ply) noexcept nogil:

@@ -26,7 +26,7 @@ cdef struct SearchConfig:
     bint reverse_futility       # static eval far above beta at depth <= 6: fail high
     bint futility               # quiet moves that cannot reach alpha at their reduced depth <= 6
     bint late_move_pruning      # the last quiet moves at depth <= 4
-    bint see_pruning            # captures losing more than 80 * depth at depth <= 4
+    bint see_pruning            # captures with SEE < -see_margin * depth at depth <= see_max_depth (param_table.py)
     bint check_extension        # one ply more for checks that do not lose material (SEE >= 0)
     bint quiescence
     bint quiescence_tt          # quiescence takes the TT's move and cutoffs, and stores its results

@@ -17,19 +17,17 @@ from __future__ import annotations
 
 import math
 
-from search.board.position import Position
+from search.board.position import PAWN_UNITS, Position
 
 # Fitted to kestrel-8's 55,170 scored moves in 1,005 games at 2 s + 0.02 s against kestrel-7
 # (docs/play.md): with much material a small edge already decides; in endgames it takes more.
 A0, A1 = 379.7, -219.7
 B0, B1 = 89.3, 38.4
 
-PIECE_MATERIAL = {"p": 1, "n": 3, "b": 3, "r": 5, "q": 9}
-
 
 def material_of(position: Position) -> int:
     """Both sides' material in pawns (the kings count nothing)."""
-    return sum(PIECE_MATERIAL.get(letter.lower(), 0) * count for letter, count in position.piece_counts().items())
+    return sum(PAWN_UNITS[letter.lower()] * count for letter, count in position.piece_counts().items())
 
 
 def model_parameters(material: int, a0: float = A0, a1: float = A1, b0: float = B0,

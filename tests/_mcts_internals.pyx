@@ -2,26 +2,36 @@
 
 Compiled on first use against this checkout's headers (tests/compiled.py), so the engine
 ships none of it: a node pool built by hand, UCB1 and the value curves as the C computes
-them, and the refresh schedule.
+them, the refresh schedule, and two reaches into a searcher (search/mcts_searcher.pxd): a move
+put in its table, and its favourite's verification run by hand.
 """
 
 import math
 
 from libc.stdint cimport uint32_t
 from libc.string cimport memset
-from search.board.types cimport Move
+from search.board.types cimport Move, MoveList, MOVE_NONE
+from search.board.board cimport move_to_uci
+from search.board.movegen cimport parse_uci_move
+from search.board.position cimport Position
+from search.tt cimport tt_store, BOUND_LOWER
+from search.timeman cimport TimeBudget
+from search.mcts cimport verify_tree_move
+from search.mcts_searcher cimport MCTSSearcher
 from search.mcts_pool cimport (
     Node, NodePool, NODE_NONE, PROVEN_UNKNOWN, PROVEN_WIN, PROVEN_LOSS, PROVEN_DRAW, PRIOR_ONE, STAGE_EXPANDED,
     pool_allocate, pool_free, pool_new_root, pool_alloc, pool_keep_subtree, pool_recycle,
 )
 from search.mcts_state cimport (
     MAX_TREE_DEPTH as C_MAX_TREE_DEPTH, VERIFY_MARGIN, DECISIVE_SCORE, REFRESH_MAX_DEPTH, ROOT_REFRESH_EXTRA,
-    ROOT_REFRESH_MAX_DEPTH,
+    ROOT_REFRESH_MAX_DEPTH, VERIFY_NONE,
 )
 from search.mcts_select cimport ucb_score, select_child, select_child_puct, best_child
 from search.mcts_backup cimport backpropagate, propagate_proof
 from search.mcts_expand cimport refresh_depth
 from search.mcts_value cimport VALUE_MODEL_LOGISTIC, VALUE_MODEL_WDL, probability_to_score, score_to_probability
+
+from search.mcts_searcher import VERIFICATIONS
 
 MAX_TREE_DEPTH = C_MAX_TREE_DEPTH      # deeper leaves are valued, never expanded
 VERIFY_MARGIN_CP = VERIFY_MARGIN       # how far below the root search's score a favourite is refuted
@@ -46,6 +56,32 @@ def win_probability(cp, model, material):
 def score_of_probability(q, model, material):
     """The inverse of win_probability, as reports use it."""
     return probability_to_score(q, VALUE_MODELS[model], material)
+
+
+def store_tt_move(MCTSSearcher searcher, Position position not None, str move):
+    """Put `move` in `searcher`'s table as the best move of `position`: its priors then see a table move."""
+    cdef MoveList moves
+    cdef Move m
+    searcher._set_position(position, &moves)
+    m = parse_uci_move(&searcher.qs.board, move)
+    if m == MOVE_NONE:
+        raise ValueError(f"{move!r} is not legal here")
+    tt_store(&searcher.tt, searcher.qs.board.key, 1, 0, BOUND_LOWER, m, 0)
+
+
+def verify_favourite(MCTSSearcher s):
+    """Run `verified_move`'s check on the last search's tree now, untimed (a search runs it itself
+    when the switch is on and a clock ends it): what it did, as `verification` says it, and the
+    move it would play."""
+    if not s.tree.valid or best_child(&s.tree.pool, s.state.root) == NODE_NONE:
+        raise ValueError("no search has left a tree with moves to check")
+    memset(&s.qs.time, 0, sizeof(TimeBudget))
+    s.qs.stopped = False
+    s.state.verification = VERIFY_NONE
+    s.state.verified_child = NODE_NONE
+    with nogil:
+        verify_tree_move(s.state)
+    return VERIFICATIONS[s.state.verification], move_to_uci(&s.qs.board, s.tree.pool.nodes[s._chosen_child()].move)
 
 
 def prior_refresh_depth(visits, root=False, deep_root_refresh=False):

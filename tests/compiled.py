@@ -1,52 +1,41 @@
-"""Test-only Cython modules (tests/_*.pyx), compiled against this checkout's core on first use.
+"""Test-only Cython modules (tests/_*.pyx), built with the core.
 
-Some tests reach C functions of the core that have no Python face (a node pool built by
-hand, say).  Their helpers are Cython here in tests/, not in the engine; this builds one
-into build/tests/ the first time a test session imports it (a few seconds), and again only
-when the .pyx or a header it cimports has changed.  Building needs Cython and a C compiler,
-as building Kestrel itself does.
+Some tests reach C functions of the core that have no Python face (a node pool built by hand,
+say).  Their helpers are Cython here in tests/, not in the engine.  setup.py builds them in place
+beside the lab's kernels (`pip install -e .`, `python setup.py build_ext --inplace`), once, with
+the core's own compiler directives; a wheel never holds them.  Parallel test workers only import
+them, so no two of them compile the same file at once.
 """
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
-import os
 import sys
 from pathlib import Path
 from types import ModuleType
 
+import pytest
+
 TESTS = Path(__file__).resolve().parent
-REPO_ROOT = TESTS.parent
-BUILD_DIR = REPO_ROOT / "build" / "tests"
-# As setup.py compiles the core.
-DIRECTIVES = {"language_level": 3, "boundscheck": False, "wraparound": False, "cdivision": True}
 
 
 def load(name: str) -> ModuleType:
-    """The compiled module tests/`name`.pyx (built if needed), imported under `name`."""
-    if name in sys.modules:
-        return sys.modules[name]
-    from Cython.Build import cythonize
-    from setuptools import Distribution, Extension
-
-    source = os.path.relpath(TESTS / f"{name}.pyx", REPO_ROOT)
-    extension = Extension(name, [source], include_dirs=[str(REPO_ROOT / "search" / "board")])
-    cwd = os.getcwd()
-    os.chdir(REPO_ROOT)         # the core's .pxd headers are found from the checkout's root
-    try:
-        modules = cythonize([extension], build_dir=str(BUILD_DIR / "c"), include_path=[str(REPO_ROOT)],
-                            compiler_directives=DIRECTIVES, quiet=True)
-        command = Distribution({"ext_modules": modules}).get_command_obj("build_ext")
-        command.build_lib = str(BUILD_DIR)
-        command.build_temp = str(BUILD_DIR / "temp")
-        command.ensure_finalized()
-        command.run()
-        path = command.get_ext_fullpath(name)
-    finally:
-        os.chdir(cwd)
-    spec = importlib.util.spec_from_file_location(name, path)
+    """The compiled module tests/`name`.pyx, imported as `tests.<name>`; a clear failure when the
+    checkout has not built it."""
+    qualified = f"tests.{name}"
+    if qualified in sys.modules:
+        return sys.modules[qualified]
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        path = TESTS / f"{name}{suffix}"
+        if path.is_file():
+            break
+    else:
+        pytest.fail(f"tests/{name}.pyx is not built: it is built with the core, by `pip install -e .` "
+                    f"or `python setup.py build_ext --inplace` in {TESTS.parent}", pytrace=False)
+    spec = importlib.util.spec_from_file_location(qualified, path)
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
+    sys.modules[qualified] = module
     spec.loader.exec_module(module)
     return module

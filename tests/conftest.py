@@ -21,11 +21,20 @@ import chess
 import chess.engine
 import pytest
 
+# pytest hooks: the suite on every core, the serial tests last and alone (serial_phase.py).
+from serial_phase import (  # noqa: F401
+    pytest_collection_modifyitems,
+    pytest_configure,
+    pytest_unconfigure,
+    pytest_xdist_make_scheduler,
+)
+
 from search.board import Position
 from search.limits import SearchLimits
 from uci_engine.output import Output
 from uci_engine.protocol import UciEngine
 
+# The repository's root, the one definition the tests and their helpers import.
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SHARED_DATA = REPO_ROOT.parent / "shared" / "data"
 
@@ -47,7 +56,7 @@ def shared_data() -> Callable[[str], Path]:
 
 # ---------------------------------------------------------------- the UCI engine as a process
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = REPO_ROOT            # the name tests/test_play.py imports
 ENGINE_COMMAND = [sys.executable, "-m", "uci_engine"]
 STOCKFISH = "/usr/games/stockfish"
 FAIRYMAX = "/usr/games/fairymax"
@@ -60,7 +69,7 @@ class UciProcess:
     on a full pipe) and stderr (kept, to show a traceback when a test fails)."""
 
     def __init__(self, *args: str) -> None:
-        self.proc = subprocess.Popen(ENGINE_COMMAND + list(args), cwd=REPO, stdin=subprocess.PIPE,
+        self.proc = subprocess.Popen(ENGINE_COMMAND + list(args), cwd=REPO_ROOT, stdin=subprocess.PIPE,
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, bufsize=0)
         self._lines: queue.Queue[str | None] = queue.Queue()
         self.seen: list[str] = []
@@ -207,7 +216,7 @@ def engine() -> Iterator[UciProcess]:
 @pytest.fixture
 def kestrel() -> Iterator[chess.engine.SimpleEngine]:
     """Kestrel driven by python-chess, as lichess-bot and GUIs' Python tooling drive it."""
-    engine = chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, cwd=REPO, timeout=30)
+    engine = chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, cwd=REPO_ROOT, timeout=30)
     try:
         yield engine
     finally:

@@ -8,6 +8,8 @@ from array import array
 from pathlib import Path
 from typing import Any
 
+from conftest import REPO_ROOT
+
 from eval.api import evaluate
 from eval.networks import network_of
 from eval.nnue import Network
@@ -17,6 +19,9 @@ from search.board.position import Position
 from tools.nnue_data import RESULT_DRAW, RESULT_LOSS, RESULT_WIN, pack
 
 INT16_MAX = 32767
+# A real trained net of the first format (version 1: plain inputs, one output bucket), kestrel-5, kept
+# for the tests now that the package ships the current net alone.
+PLAIN_NET = REPO_ROOT / "tests" / "nets" / "kestrel-5.nnue"
 # A decisive result for labelled_records: roughly where the weighted evaluation's games are decided.
 DECISIVE_CP = 300
 

@@ -1,8 +1,8 @@
 """What the NNUE tests reach below the net's Python face: accumulators, and a board that keeps them
 incrementally as a search does.
 
-`IncrementalNnue`, `nnue_accumulators` and `use_simd` come from tests/_nnue_internals.pyx (compiled on first
-import, tests/compiled.py).
+`IncrementalNnue`, `nnue_accumulators` and `use_simd` come from tests/_nnue_internals.pyx (built
+with the core, tests/compiled.py).
 """
 
 from __future__ import annotations

@@ -3,13 +3,16 @@ proposed curve.  The games themselves are too long for CI; docs/play.md has them
 
 from __future__ import annotations
 
+import csv
 import dataclasses
 import re
 from pathlib import Path
 
 import pytest
+from conftest import STOCKFISH
 
 from tools import calibrate_levels as cal
+from tools import levels_record
 from tournaments.stats import Tally
 from uci_engine import strength
 from uci_engine.strength import CURVE, FULL_STRENGTH_ELO, level_for_elo
@@ -107,3 +110,81 @@ def test_the_pooled_fit_weighs_each_level_by_its_games(tmp_path: Path) -> None:
     assert [m.position for m in pooled] == pytest.approx([1700, 2100], abs=1)
     with pytest.raises(ValueError):
         cal.pooled_round("old", tmp_path)
+
+
+def test_a_round_s_dry_run_names_every_level_and_writes_nothing(capsys: pytest.CaptureFixture[str],
+                                                               tmp_path: Path) -> None:
+    record = tmp_path / "record.json"
+    assert cal.main(["round", "r1", "--dry-run", "--record", str(record), "--stockfish", STOCKFISH]) == 0
+    commands = [line for line in capsys.readouterr().out.splitlines() if " -m tournaments " in line]
+    assert [next(w for w in c.split() if w.startswith("option.UCI_Elo=")) for c in commands] == [
+        f"option.UCI_Elo={elo}" for elo in (*cal.ROUND_LEVELS, FULL_STRENGTH_ELO)]
+    assert all("tc=10+0.1" in c and "2moves_v1.epd" in c and "-games 2" in c for c in commands)
+    assert not record.exists()
+
+
+@pytest.mark.slow
+def test_a_round_plays_writes_the_ledger_refits_and_signs(tmp_path: Path) -> None:
+    """The whole round on a tiny scale: two short games of UCI_Elo 1350 against Stockfish, the
+    ledger row with its pentanomial counts, the record re-signed with a note, and no anchor marked
+    measured (out of the band the curve is refitted; in it, two games are too few)."""
+    ledger, strength_file, record = tmp_path / "ledger.csv", tmp_path / "strength.py", tmp_path / "record.json"
+    ledger.write_text("")
+    strength_file.write_text(Path(strength.__file__).read_text(encoding="utf-8"), encoding="utf-8")
+    record.write_text(levels_record.RECORD.read_text(encoding="utf-8"), encoding="utf-8")
+    notes = len(levels_record.read_record(record)["notes"])
+    assert cal.main(["round", "smoke", "--levels", "1350", "--games", "2", "--tc", "1+0.05", "--runs", str(tmp_path),
+                     "--ledger-file", str(ledger), "--strength-file", str(strength_file), "--record", str(record),
+                     "--stockfish", STOCKFISH]) == 0
+    rows = list(csv.reader(ledger.read_text().splitlines()))
+    assert len(rows) == 1 and rows[0][0] == "pl-smoke-1350" and rows[0][6] == "2" and "pentanomial [" in rows[0][16]
+    written = levels_record.read_record(record)
+    assert len(written["notes"]) == notes + 1 and "round smoke" in written["notes"][-1]["note"]
+    assert written["levels"][0]["elo"] == 1350 and written["levels"][0]["games"] == 2
+    assert not any(anchor["measured"] for anchor in written["anchors"])
+    refitted = "out of +-75" in written["notes"][-1]["note"]
+    assert refitted == (cal.curve_in(strength_file.read_text(encoding="utf-8")) != CURVE)
+    assert refitted or "fewer than 60 games" in written["notes"][-1]["note"]
+
+
+def test_the_curve_is_written_back_as_it_reads() -> None:
+    source = Path(strength.__file__).read_text(encoding="utf-8")
+    moved = [dataclasses.replace(anchor, nodes=anchor.nodes + 1) for anchor in CURVE]
+    assert cal.curve_in(cal.curve_source(moved)) == tuple(moved)
+    assert cal.curve_in(source.replace(cal.curve_source(CURVE), cal.curve_source(moved))) == tuple(moved)
+    assert cal.curve_source(CURVE) in source                # strength.py's CURVE is written as the tool writes it
+
+
+def test_resign_wants_a_note(tmp_path: Path) -> None:
+    record = tmp_path / "record.json"
+    record.write_text(levels_record.RECORD.read_text(encoding="utf-8"), encoding="utf-8")
+    with pytest.raises(SystemExit):
+        cal.parse_resign_arguments(["--record", str(record)])
+    with pytest.raises(ValueError):
+        levels_record.signed(levels_record.read_record(record), "  ", levels_record.LevelsSignature({}, {}))
+
+
+def test_a_round_within_its_bands_marks_the_anchors_measured(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every level within +-75: the ledger gets its rows, the curve stays, the anchors are marked
+    measured with this net, and the record is re-signed with a note that says so; one level out
+    of its band and the curve is refitted instead (the games are stand-ins here)."""
+    ledger, strength_file, record = tmp_path / "ledger.csv", tmp_path / "strength.py", tmp_path / "record.json"
+    source = Path(strength.__file__).read_text(encoding="utf-8")
+    signed: list[str] = []
+    monkeypatch.setattr(cal, "checkout", lambda revision: cal.REPO)
+    monkeypatch.setattr(cal, "resign_afresh", lambda note, path: signed.append(note))
+    for scores, refitted in (({}, False), ({1900: (40, 20)}, True)):
+        ledger.write_text("")
+        strength_file.write_text(source, encoding="utf-8")
+        record.write_text(levels_record.RECORD.read_text(encoding="utf-8"), encoding="utf-8")
+        games = [measured(elo, *scores.get(elo, (30, 30))) for elo in (*cal.ROUND_LEVELS, FULL_STRENGTH_ELO)]
+        monkeypatch.setattr(cal, "play_levels", lambda folder, args, games=games: games)
+        assert cal.main(["round", "r9", "--ledger-file", str(ledger), "--strength-file", str(strength_file),
+                         "--record", str(record), "--stockfish", STOCKFISH]) == 0
+        rows = list(csv.reader(ledger.read_text().splitlines()))
+        assert [row[0] for row in rows] == [f"pl-r9-{elo}" for elo in (*cal.ROUND_LEVELS, FULL_STRENGTH_ELO)]
+        written = levels_record.read_record(record)
+        assert [anchor["measured"] for anchor in written["anchors"]] == [not refitted] * len(written["anchors"])
+        assert (cal.curve_in(strength_file.read_text(encoding="utf-8")) != CURVE) == refitted
+        assert ("out of +-75" in signed[-1]) == refitted and "r9" in signed[-1]
+    assert "1900 played" in signed[-1]

@@ -13,12 +13,13 @@ from pathlib import Path
 
 import chess
 import pytest
+from conftest import REPO_ROOT, SHARED_DATA
+from tool_runs import run_tool_here
 
 from search.board.position import Position
 from tools import datagen, game_records
 from tools.nnue_data import RECORD_SIZE, RESULT_DRAW, RESULT_LOSS, RESULT_WIN, load_array, pack, read_records, unpack
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 FAST = datagen.Settings(soft_nodes=300, hard_nodes=3000, hash_mb=1, random_plies=6, max_plies=120)
 
 
@@ -174,7 +175,8 @@ def test_bad_inputs_are_refused_before_the_first_game(tmp_path: Path) -> None:
     for extra, message in cases.items():
         arguments = {"--out": str(tmp_path / "d"), "--positions": "10"}
         arguments.update(dict(zip(extra[::2], extra[1::2], strict=True)))
-        result = _generate("generate", *[x for pair in arguments.items() for x in pair])
+        # In this process: a refusal needs no interpreter of its own (tests/tool_runs.py).
+        result = run_tool_here("datagen", "generate", *[x for pair in arguments.items() for x in pair])
         assert result.returncode == 2 and message in result.stderr, (extra, result.stderr)
         assert "Traceback" not in result.stderr
         assert not (tmp_path / "d").exists() or not any((tmp_path / "d").glob("*.kgame"))
@@ -492,7 +494,7 @@ def test_a_generator_stopped_and_continued_reports_its_running_rate(
 
 def test_the_engines_tables_end_games_they_know() -> None:
     from dataclasses import replace
-    settings = replace(FAST, syzygy=str(REPO_ROOT.parent / "shared" / "data" / "syzygy"))
+    settings = replace(FAST, syzygy=str(SHARED_DATA / "syzygy"))
     assert datagen._tablebase_result(Position("8/8/8/4k3/8/8/8/K6Q w - - 0 1"), settings) == RESULT_WIN
     assert datagen._tablebase_result(Position("8/8/8/4k3/8/8/8/K6Q b - - 0 1"), settings) == RESULT_LOSS
     assert datagen._tablebase_result(Position("8/8/8/4k3/8/8/8/K6N w - - 0 1"), settings) == RESULT_DRAW

@@ -7,14 +7,15 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import REPO_ROOT, SHARED_DATA
 from pgn_files import pgn_file, scored_game
+from tool_runs import run_tool_here
 
 from tools import endgame_misjudged
 from tools.clock_stats import read_games
 from uci_engine.tablebases import Tablebases
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
-SYZYGY = REPO_ROOT.parent / "shared" / "data" / "syzygy"
+SYZYGY = SHARED_DATA / "syzygy"
 
 
 GAMES = (
@@ -71,5 +72,5 @@ def test_the_command_reports_and_refuses_bad_arguments(pgn: Path, tmp_path: Path
     for args, message in ((("Kestrel", str(pgn), "--syzygy", str(tmp_path)), "no Syzygy tables there"),
                           (("Kestrel", str(tmp_path / "none.pgn"), "--syzygy", str(SYZYGY)), "no such file"),
                           (("Kestrel", str(pgn), "--syzygy", str(SYZYGY), "--margin", "0"), "above 0")):
-        refused = run(*args)
+        refused = run_tool_here("endgame_misjudged", *args)
         assert refused.returncode == 2 and message in refused.stderr and "Traceback" not in refused.stderr

@@ -13,12 +13,13 @@ from collections.abc import Callable, Iterator
 import chess
 import pytest
 from conftest import random_boards
+from net_files import PLAIN_NET
 from nnue_reference import changes_wing
 
 import eval as kestrel_eval
 from eval import bench_evaluate, breakdown, evaluate
 from eval.bench_kernels import bench_after_moves, bench_net_from_scratch
-from eval.networks import NETS_FOLDER, builtin_path, load_network
+from eval.networks import builtin_path, load_network
 from eval.nnue_api import nnue_evaluate
 from eval.weights import WEIGHTS, default_weights, weight_names
 from search.board import Position
@@ -269,7 +270,7 @@ def test_breakdown_total_is_evaluate_and_c_path_agrees(boards: list[chess.Board]
     assert bench_evaluate(positions, 3) == 3 * sum(evaluate(p) for p in positions)
 
 
-@pytest.mark.parametrize("net_name", ["built-in", "kestrel-5.nnue"])
+@pytest.mark.parametrize("net_name", ["built-in", "plain kestrel-5"])
 def test_the_bench_kernels_evaluate_each_position_and_each_child(boards: list[chess.Board],
                                                                  net_name: str) -> None:
     """eval.bench's loops score each position and the position after each of its legal moves, with
@@ -290,7 +291,7 @@ def test_the_bench_kernels_evaluate_each_position_and_each_child(boards: list[ch
     positions = [Position(board.fen()) for board in parents]
     count, refreshes, total = bench_after_moves(positions, 2)
     assert (count, refreshes, total) == (2 * len(everything), 0, 2 * sum(evaluate(p) for p in everything))
-    network, params = load_network(builtin_path() if net_name == "built-in" else NETS_FOLDER / net_name)
+    network, params = load_network(builtin_path() if net_name == "built-in" else PLAIN_NET)
     if params.feature_set == 0:
         crossings = 0
     assert crossings > 0 or net_name != "built-in"

@@ -16,8 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from conftest import REPO_ROOT
 
 # Each layer and the project packages it may import besides itself.
 LAYERS = ("search.board", "eval", "search", "uci_engine", "tournaments", "tools")
@@ -29,6 +28,9 @@ ALLOWED = {
     "tournaments": set(),
     "tools": {"search.board", "eval", "search", "uci_engine", "tournaments"},
 }
+# Pure-Python modules of the engine's packages that the tournament runner may import too, so that a
+# number both use is written once; each imports nothing of the project, and neither does its package.
+SHARED_WITH_TOURNAMENTS = {"search.scores"}
 SOURCE_SUFFIXES = (".py", ".pyi", ".pyx", ".pxd")
 CYTHON_FROM = re.compile(r"^[ \t]*from[ \t]+([\w.]+)[ \t]+c?import[ \t]+(\([^)]*\)|[^\n]*)", re.MULTILINE)
 CYTHON_IMPORT = re.compile(r"^[ \t]*c?import[ \t]+([\w.]+(?:[ \t]*,[ \t]*[\w.]+)*)", re.MULTILINE)
@@ -111,9 +113,17 @@ def test_the_sources_are_found() -> None:
 
 @pytest.mark.parametrize("layer", LAYERS)
 def test_each_layer_imports_only_the_layers_below_it(layer: str) -> None:
+    shared = SHARED_WITH_TOURNAMENTS if layer == "tournaments" else set()
     wrong = sorted(f"{module} imports {target}" for module, targets in IMPORTS.items() if layer_of(module) == layer
-                   for target in targets if layer_of(target) not in ALLOWED[layer] | {layer})
+                   for target in targets - shared if layer_of(target) not in ALLOWED[layer] | {layer})
     assert not wrong, "\n".join(wrong)
+
+
+@pytest.mark.parametrize("module", sorted(SHARED_WITH_TOURNAMENTS))
+def test_what_the_runner_shares_with_the_engine_is_pure_python_importing_nothing(module: str) -> None:
+    package = module.rpartition(".")[0]
+    assert [path.suffix for path in MODULES[module]] == [".py"]
+    assert IMPORTS[module] == set() and IMPORTS[package] == set()
 
 
 def test_no_layer_imports_the_lab() -> None:

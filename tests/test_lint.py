@@ -8,11 +8,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
-
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from conftest import REPO_ROOT
 
 # What mypy --strict checks: every Python module of the project, and the stubs of the core.
 TYPED = ["uci_engine", "tournaments", "search", "eval", "tools"]

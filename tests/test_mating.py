@@ -3,10 +3,9 @@ that mates with it against the tablebases' defence (tools.mate_drill)."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import chess.syzygy
 import pytest
+from conftest import SHARED_DATA
 
 from eval.mating import kbn_score
 from eval.networks import builtin_network
@@ -14,7 +13,7 @@ from search.alphabeta_searcher import AlphaBetaSearcher
 from search.board import Position
 from tools import mate_drill
 
-SYZYGY = Path(__file__).resolve().parent.parent.parent / "shared" / "data" / "syzygy"
+SYZYGY = SHARED_DATA / "syzygy"
 LIGHT_BISHOP = "KBN5"          # a1 king, b1 bishop (light), c1 knight
 
 

@@ -5,12 +5,20 @@ from __future__ import annotations
 
 import math
 import random
-from pathlib import Path
 
 import chess
 import pytest
-from conftest import send, uci_session
-from mcts_internals import DECISIVE_SCORE_CP, VERIFY_MARGIN_CP, HandTree, puct, score_of_probability, win_probability
+from conftest import REPO_ROOT, send, uci_session
+from mcts_internals import (
+    DECISIVE_SCORE_CP,
+    VERIFY_MARGIN_CP,
+    HandTree,
+    puct,
+    score_of_probability,
+    store_tt_move,
+    verify_favourite,
+    win_probability,
+)
 
 from eval.networks import builtin_network
 from search.alphabeta_searcher import AlphaBetaSearcher
@@ -68,7 +76,7 @@ def test_the_table_move_ranks_above_the_other_quiet_moves(fitted: bool) -> None:
     start = Position()
     before = s.priors(start)
     assert max(before.values()) < 0.2          # nothing is known: the priors are flat
-    s.store_tt_move(start, "b1a3")
+    store_tt_move(s, start, "b1a3")
     after = s.priors(start)
     assert max(after, key=after.__getitem__) == "b1a3"
     # The table move's weight multiplies its odds against any other move by e^weight.
@@ -312,6 +320,7 @@ def test_one_winning_capture_is_searched_until_the_soft_limit() -> None:
     assert s.stop_reason == "time"
 
 
+@pytest.mark.serial
 def test_movetime_is_used_to_the_end() -> None:
     s = searcher(0)
     s.configure(visit_share_time=False)
@@ -358,7 +367,7 @@ def test_verify_favourite_leaves_a_favourite_the_root_search_shares() -> None:
     s = searcher(reuse_tree=False)
     result = s.search(Position(HANGING_QUEEN), SearchLimits(nodes=2000))
     assert result.best_move == s.root_search_move == "c1g5"
-    assert s.verify_favourite() == (None, "c1g5")
+    assert verify_favourite(s) == (None, "c1g5")
 
 
 # Positions from the games against alpha-beta (MCTS to move) where, after `nodes` playouts, the
@@ -383,7 +392,7 @@ def test_verify_favourite_overrules_a_favourite_the_root_search_refutes(fen: str
     result = s.search(Position(fen), SearchLimits(nodes=nodes))
     searched, depth, score = s.root_search
     assert result.best_move == most_visited(s) != searched
-    assert s.verify_favourite() == ("overruled", searched)
+    assert verify_favourite(s) == ("overruled", searched)
     board = chess.Board(fen)
     board.push_uci(result.best_move)
     checker = AlphaBetaSearcher(hash_mb=16)
@@ -448,6 +457,7 @@ def test_decisive_root_move_plays_the_root_searchs_move_in_a_won_position() -> N
     assert s.root_search[2] < DECISIVE_SCORE_CP and s.verification is None
 
 
+@pytest.mark.serial
 def test_visit_share_time_scales_the_soft_limit_by_the_node_share_rule() -> None:
     """With visit_share_time (the default) the soft limit follows the most visited root move's
     share of the playouts, by the time manager's node-share rule: one winning capture that takes
@@ -538,7 +548,7 @@ def test_the_readme_rows_of_the_mcts_options_match_the_uci_answer() -> None:
     """The README's option table gives each MCTS option's type, default and range as `uci` declares them."""
     declared = declared_options()
     rows: dict[str, list[str]] = {}
-    for line in (Path(__file__).resolve().parent.parent / "README.md").read_text().splitlines():
+    for line in (REPO_ROOT / "README.md").read_text().splitlines():
         if line.startswith("| `MCTS "):
             cells = [cell.strip() for cell in line.strip("|").split("|")]
             rows[cells[0].strip("`")] = cells[1:4]

@@ -18,7 +18,7 @@ from mcts_tree_checks import tree_problems
 from test_search import random_positions
 
 from search.board import Position
-from search.info import Info, InfoString, SearchInfo, SearchResult
+from search.info import Info, InfoString, SearchInfo
 from search.limits import MAX_THREADS, SearchLimits
 from search.mcts_searcher import MCTSSearcher
 
@@ -210,24 +210,15 @@ def test_start_and_stop_four_threads_many_times(leaf_depth: int, hash_mb: int) -
     s = searcher(4, leaf_depth=leaf_depth, hash_mb=hash_mb)
     legal = Position(MIDDLEGAME).legal_moves()
     for round_number in range(40):
-        s.arm()
-        box: dict[str, SearchResult] = {}
-
-        def run(box: dict[str, SearchResult] = box) -> None:
-            box["result"] = s.search(Position(MIDDLEGAME), SearchLimits(infinite=True))
-
-        thread = threading.Thread(target=run)
-        thread.start()
+        search = BackgroundSearch(s, MIDDLEGAME)
         time.sleep(0.002 * (round_number % 7))
-        s.stop()
-        thread.join(10)
-        assert not thread.is_alive(), f"round {round_number}: the search did not stop"
-        assert box["result"].best_move in legal
+        assert search.stop().best_move in legal, round_number
         # The tree is kept (and compacted) from one round to the next: it must stay sound.
         assert tree_problems(s, strict=False) == [], round_number
     assert s.helper_threads_started == s.helper_threads_alive == s.threads    # parked, reused (and the watch)
 
 
+@pytest.mark.serial
 def test_stop_ends_every_thread_of_an_infinite_search() -> None:
     # A pool large enough not to fill in 0.3 s: a full pool in an infinite search ends the
     # playouts by itself (reason "limit") before the stop arrives, which this test is not about.
@@ -245,6 +236,7 @@ def test_stop_ends_every_thread_of_an_infinite_search() -> None:
     assert tree_problems(s, strict=False) == []
 
 
+@pytest.mark.serial
 def test_movetime_ends_every_thread() -> None:
     s = searcher(2, leaf_depth=1)
     result = s.search(Position(MIDDLEGAME), SearchLimits(movetime=200))
@@ -265,6 +257,7 @@ def test_a_full_pool_with_four_threads_ends_cleanly() -> None:
     assert tree_problems(s) == []
 
 
+@pytest.mark.serial
 def test_a_full_pool_in_an_infinite_search_with_threads_waits_for_stop() -> None:
     s = searcher(4, hash_mb=1)
     s.recycle = False
@@ -280,6 +273,7 @@ def test_a_full_pool_in_an_infinite_search_with_threads_waits_for_stop() -> None
     assert tree_problems(s, strict=False) == []
 
 
+@pytest.mark.serial
 def test_an_infinite_search_with_threads_recycles_and_plays_on_until_stop() -> None:
     """`go infinite` with threads and a pool that fills again and again: each fill is recycled
     and the tree grows on until stop.  (It once took the helpers refilling the pool between a
@@ -306,6 +300,7 @@ def test_an_infinite_search_with_threads_recycles_and_plays_on_until_stop() -> N
     assert result.best_move in Position(MIDDLEGAME).legal_moves()
 
 
+@pytest.mark.serial
 @pytest.mark.parametrize("limits", [SearchLimits(nodes=60000), SearchLimits(movetime=700)])
 def test_four_threads_pause_while_the_pool_is_recycled(limits: SearchLimits) -> None:
     """The main thread recycles a full pool only once every helper waits at the top of its

@@ -134,13 +134,18 @@ def test_the_version_2_layout_is_the_documented_one(tmp_path: Path) -> None:
 
 
 def test_a_one_bucket_net_is_written_as_version_1_byte_for_byte() -> None:
-    """A plain one-bucket net (kestrel-5, kept beside the shipped net) reads and writes back to the
+    """A plain one-bucket net (kestrel-5, kept with the tests) reads and writes back to the
     same bytes: older engines load what this writes."""
-    from eval.networks import NETS_FOLDER
-    data = (NETS_FOLDER / "kestrel-5.nnue").read_bytes()
+    from net_files import PLAIN_NET
+    data = PLAIN_NET.read_bytes()
     net = read_net(data)
     assert net.buckets == 1 and net.feature_set == 0 and struct.unpack_from("<I", data, 4)[0] == 1
     assert net_bytes(net) == data
+
+
+def test_the_package_ships_one_net_the_built_in_one() -> None:
+    from eval.networks import NETS_FOLDER, builtin_path
+    assert sorted(NETS_FOLDER.iterdir()) == [builtin_path()]
 
 
 def test_the_shipped_net_is_written_back_byte_for_byte() -> None:

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import math
 import re
+import shlex
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +15,12 @@ import pytest
 from net_files import labelled_records
 from nnue_reference import evaluate_reference, reference_features
 
+from eval.networks import BUILTIN_NET, builtin_path
 from eval.nnue_architecture import QB_MAX, output_bucket
 from eval.nnue_file import QA, QB, SCALE, WEIGHT_CLIP, read_net
 from tools import nnue_kernels
 from tools.nnue_data import RECORD_SIZE, pack, unpack
+from tools.nnue_recipe import DEFAULT_RECIPE
 from tools.nnue_train import (
     FloatNet,
     Records,
@@ -262,9 +266,9 @@ def test_a_net_with_output_buckets_trains_and_plays_as_its_float_model(data_file
     """--output-buckets 8: a version-2 file whose buckets learnt apart; the engine's C inference equals
     the spec's on it and stays near the float model; a resume with another bucket count is refused."""
     out = tmp_path / "b.nnue"
-    output = run_trainer(str(data_file), "--hidden", "32", "--output-buckets", "8", "--epochs", "4", "--batch", "256",
-                         "--lr", "0.005", "--warmup-steps", "10", "--val-fraction", "0.2", "--threads", "2",
-                         "--out", str(out), capsys=capsys)
+    output = run_trainer(str(data_file), "--hidden", "32", "--no-king-mirror", "--output-buckets", "8", "--epochs", "4",
+                         "--batch", "256", "--lr", "0.005", "--warmup-steps", "10", "--val-fraction", "0.2",
+                         "--threads", "2", "--out", str(out), capsys=capsys)
     assert "8 output buckets" in output
     losses = val_losses(output)
     assert losses[-1] < 0.9 * losses[0], output
@@ -302,7 +306,8 @@ def test_a_king_mirrored_net_trains_and_plays_as_its_float_model(data_file: Path
                 "--out", str(resumed), capsys=capsys)
     assert read_net(resumed).feature_set == 1
     plain = tmp_path / "plain.nnue"
-    run_trainer(str(data_file), "--hidden", "32", "--epochs", "0", "--out", str(plain), capsys=capsys)
+    run_trainer(str(data_file), "--hidden", "32", "--no-king-mirror", "--epochs", "0", "--out", str(plain),
+                capsys=capsys)
     assert main([str(data_file), "--init", str(plain), "--king-mirror", "--out", str(tmp_path / "x.nnue")]) == 2
     assert "needs a king-mirrored net" in capsys.readouterr().err
 
@@ -389,7 +394,81 @@ def test_the_comparison_scores_a_checkpoints_float_model_beside_its_net(
     assert set(rows) == {"weighted", str(tmp_path / "c.nnue"), str(checkpoint)}
     quantised, float_model = rows[str(tmp_path / "c.nnue")], rows[str(checkpoint)]
     assert float_model != quantised and float_model[1] == pytest.approx(quantised[1], rel=0.05)    # the loss
+    run_trainer(str(data_file), "--hidden", "16", "--epochs", "1", "--batch", "512", "--scale", "250", "--threads", "1",
+                "--out", str(tmp_path / "s.nnue"), capsys=capsys)
+    scaled = tmp_path / "s.nnue.checkpoints" / "epoch-0001.npz"     # its float model is read at its own scale
+    assert nnue_compare.float_model(str(scaled))(Position(fen)) == float_output(load_checkpoint(scaled)[0], fen) * 250
     not_a_checkpoint = tmp_path / "bad.npz"
     not_a_checkpoint.write_bytes(b"not a zip file")
     assert nnue_compare.main([str(data_file), str(not_a_checkpoint)]) == 2
     assert "not a checkpoint of this trainer" in capsys.readouterr().err
+
+
+def recipe_settings(path: Path) -> dict[str, Any]:
+    settings = json.loads(path.read_text())["settings"]
+    assert isinstance(settings, dict)
+    return settings
+
+
+def test_the_shipped_nets_recipe_trains_a_few_steps(data_file: Path, tmp_path: Path,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    """With no setting on the command line but the epochs, the trainer follows the shipped net's recipe:
+    the net has its shape and scale, and its description and checkpoint name the recipe."""
+    settings = recipe_settings(DEFAULT_RECIPE)
+    assert DEFAULT_RECIPE.stem == Path(BUILTIN_NET).stem
+    data = tmp_path / "six-copies.kpos"
+    data.write_bytes(data_file.read_bytes() * 6)        # three of the recipe's batches: a few steps
+    out = tmp_path / "recipe.nnue"
+    output = run_trainer(str(data), "--epochs", "1", "--threads", "2", "--out", str(out), capsys=capsys)
+    assert f"recipe {DEFAULT_RECIPE.stem}" in output
+    steps = math.ceil(round(6 * POSITIONS * (1 - settings["val-fraction"])) / settings["batch"])
+    assert steps == 3 and f"batch {settings['batch']}, {steps} steps per epoch" in output
+    net = read_net(out)
+    assert net.description.startswith(f"recipe: {DEFAULT_RECIPE.stem} | ")
+    assert (net.hidden, net.buckets, net.scale) == (settings["hidden"], settings["output-buckets"], settings["scale"])
+    assert net.feature_set == int(settings["king-mirror"])
+    start = FloatNet.initial(settings["hidden"], np.random.default_rng([settings["seed"], 0]), feature_set=1)
+    trained = load_checkpoint(tmp_path / "recipe.nnue.checkpoints" / "epoch-0001.npz")
+    assert trained[3] == steps and not np.array_equal(trained[0].W, start.W)
+    assert trained[5]["recipe"] == DEFAULT_RECIPE.stem
+
+
+def test_the_recipe_is_what_made_the_shipped_net() -> None:
+    """Every flag in the shipped net's description has the recipe's value, and the net's header its shape."""
+    shipped = read_net(builtin_path())
+    settings = recipe_settings(DEFAULT_RECIPE)
+    words = shlex.split(shipped.description.split(" | ")[0])
+    flags = {word[2:]: index for index, word in enumerate(words) if word.startswith("--")}
+    in_recipe = [name for name in flags if name in settings]
+    assert {"hidden", "lambda", "weight-decay", "lr", "epochs", "batch", "king-mirror"} <= set(in_recipe)
+    for name in in_recipe:
+        value = True if name == "king-mirror" else type(settings[name])(words[flags[name] + 1])
+        assert value == settings[name], name
+    assert (shipped.hidden, shipped.buckets, shipped.scale, shipped.feature_set) == \
+        (settings["hidden"], settings["output-buckets"], settings["scale"], int(settings["king-mirror"]))
+
+
+def test_a_flag_overrides_one_setting_of_a_recipe_and_a_bad_recipe_is_refused(
+        data_file: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    settings = recipe_settings(DEFAULT_RECIPE)
+    mine = tmp_path / "mine.json"
+    mine.write_text(json.dumps({"settings": {**settings, "hidden": 16, "king-mirror": False}}))
+    out = tmp_path / "mine.nnue"
+    run_trainer(str(data_file), "--recipe", str(mine), "--epochs", "0", "--output-buckets", "2", "--out", str(out),
+                capsys=capsys)
+    net = read_net(out)
+    assert (net.hidden, net.buckets, net.feature_set) == (16, 2, 0)
+    assert net.description.startswith("recipe: mine | ") and "--output-buckets 2" in net.description
+    for bad, fragment in [({**settings, "lr": 0}, "lr: 0 is out of range"),
+                          ({**settings, "hidden": "128"}, "hidden: '128' is not a number"),
+                          ({**settings, "king-mirror": 1}, "king-mirror: 1 is not true or false"),
+                          ({**settings, "schedule": "linear"}, "schedule: 'linear' is not one of"),
+                          ({**settings, "dropout": 0.1}, "unknown settings dropout"),
+                          ({k: v for k, v in settings.items() if k != "lambda"}, "missing settings lambda")]:
+        mine.write_text(json.dumps({"settings": bad}))
+        assert main([str(data_file), "--recipe", str(mine), "--out", str(out)]) == 2
+        error = capsys.readouterr().err
+        assert "argument --recipe" in error and fragment in error, error
+    mine.write_text("{not json")
+    assert main([str(data_file), "--recipe", str(mine), "--out", str(out)]) == 2
+    assert "not JSON" in capsys.readouterr().err

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
+from conftest import REPO_ROOT
 
 from search.alphabeta_searcher import AlphaBetaSearcher
 from search.board import Position
@@ -24,7 +23,7 @@ MIDDLEGAME = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP3PPP/R2QKB1R w KQ - 0 9"
 TACTICAL = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 10"
 
 
-PARAMS_PXD = Path(__file__).resolve().parent.parent / "search" / "params.pxd"
+PARAMS_PXD = REPO_ROOT / "search" / "params.pxd"
 
 
 def nodes_with(values: dict[str, float], depth: int = 9) -> int:

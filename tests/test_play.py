@@ -95,19 +95,39 @@ def test_levels_weaken_steadily_and_skill_maps_onto_elo() -> None:
     assert max(steps) - min(steps) <= 1                    # Skill Level spreads evenly over the curve
 
 
+def test_the_range_runs_into_full_strength_without_a_step() -> None:
+    """From one UCI_Elo to the next every setting moves a little, up to the top: the level just below
+    it searches as full strength does (the same switches, one line, about the same nodes)."""
+    from uci_engine.strength import CURVE, LEVEL_SWITCHES, level_switches
+
+    levels = [level_for_elo(elo) for elo in range(MIN_ELO, FULL_STRENGTH_ELO)]
+    for lower, upper in zip(levels, levels[1:], strict=False):
+        assert lower and upper
+        assert 1 <= upper.nodes / lower.nodes < 1.03
+        assert abs(upper.temperature - lower.temperature) < 0.2 and abs(upper.margin - lower.margin) < 1
+        assert upper.lines in (lower.lines, lower.lines - 1)
+    last = levels[-1]
+    full = {"singular_extension": True, "correction_history": True, "null_move": True}
+    assert last and last.lines == 1 and last.temperature < 0.1 and last.nodes > 0.99 * CURVE[-1].nodes
+    assert level_switches(last, full) == full                          # no switch flips at the top
+    assert level_switches(levels[0], full) == full | LEVEL_SWITCHES    # and the bottom searches as measured
+    assert all(level_for_elo(elo_for_skill(skill)) for skill in range(20)) and level_for_elo(elo_for_skill(20)) is None
+
+
 def test_the_levels_grow_stronger_at_their_node_budgets() -> None:
     """The expected share of tactics each level finds (ECM's first positions; the chance of playing
-    the key move, from the level's own search and choice) rises with the level.  The levels up to
-    about 30,000 nodes, so that CI can afford them; the games of docs/play.md cover the rest.  160
-    positions, since on 40 two neighbouring levels (2,068 and 6,713 nodes) once came out in either
-    order (kestrel-7: 9.3 against 8.5).  With kestrel-8 and correction history the four levels (736,
-    2,068, 6,713 and 29,806 nodes) find 27.6, 30.5, 42.4 and 80.5 of the 160."""
+    the key move, from the level's own search and choice) rises with the level.  Each level searches
+    as the engine plays it (strength.new_level_searcher and search_at_level: its switches, one
+    thread, the Hash default, a cleared table a position).  The levels up to about 30,000 nodes, so
+    that CI can afford them; the games of docs/play.md cover the rest.  160 positions, since on 40
+    two neighbouring levels (2,068 and 6,713 nodes) once came out in either order (kestrel-7: 9.3
+    against 8.5).  With kestrel-8 the four levels (736, 2,068, 6,713 and 29,806 nodes) find 26.3,
+    30.3, 41.0 and 74.5 of the 160."""
     from eval.networks import builtin_network
-    from search.alphabeta_searcher import AlphaBetaSearcher
     from search.board.position import Position
     from search.limits import SearchLimits
     from tools.tactics import read_suite
-    from uci_engine.strength import LineCollector
+    from uci_engine.strength import new_level_searcher, search_at_level
 
     suite = read_suite(REPO.parent / "shared" / "data" / "ecm.epd", 160)
     network = builtin_network()
@@ -117,15 +137,13 @@ def test_the_levels_grow_stronger_at_their_node_budgets() -> None:
     for elo in (elos[0], elos[len(elos) // 3], elos[2 * len(elos) // 3], elos[-1]):
         level = level_for_elo(elo)
         assert level is not None
+        searcher = new_level_searcher(level, network)
         found = 0.0
         for board, ops in suite:
-            searcher = AlphaBetaSearcher(hash_mb=4)
-            searcher.set_network(network)
-            searcher.multipv = level.lines
-            lines = LineCollector(lambda info: None, level.lines)
-            searcher.search(Position(board.fen()), SearchLimits(nodes=level.nodes), lines)
+            searcher.clear()
+            _, lines = search_at_level(searcher, Position(board.fen()), SearchLimits(), level, random.Random(0))
             keys = {move.uci() for move in ops["bm"]} if isinstance(ops.get("bm"), list) else set()
-            found += sum(chance for each, chance in zip(lines.complete, level.chances(lines.complete), strict=True)
+            found += sum(chance for each, chance in zip(lines, level.chances(lines), strict=True)
                          if each.pv and each.pv[0] in keys)
         expected.append(found)
     assert expected == sorted(expected) and expected[0] < expected[-1] - 3, expected
@@ -195,6 +213,7 @@ def test_a_level_searches_alike_with_any_threads_and_in_mcts_mode(engine: UciPro
 
 @pytest.mark.parametrize("go", ["go wtime 300 btime 300", "go wtime 0 btime 0 winc 100 binc 100",
                                 "go movetime 30", "go wtime 40 btime 40 winc 10 binc 10"])
+@pytest.mark.serial
 def test_every_level_answers_within_its_clock(engine: UciProcess, go: str) -> None:
     """Short clocks, increment only and movetime: a level answers in time at every number."""
     for elo in (MIN_ELO, 1800, MAX_ELO - 1):
@@ -207,6 +226,7 @@ def test_every_level_answers_within_its_clock(engine: UciProcess, go: str) -> No
         assert lines[-1].split()[1] != "0000"
 
 
+@pytest.mark.serial
 def test_a_weak_level_moves_at_once_on_a_long_clock(engine: UciProcess) -> None:
     """A weak player does not think for seconds about a move it plays at once: the level's node
     budget ends its search long before the clock would."""
@@ -234,6 +254,7 @@ def test_tablebase_wins_are_played_from_the_tables(engine: UciProcess, fen: str)
         assert tables.probe_wdl(board) == -2          # the move keeps the win
 
 
+@pytest.mark.serial
 def test_a_short_clock_is_not_spent_on_a_root_probe(engine: UciProcess) -> None:
     """KQ v KR: python-chess's root probe reads DTZ for some 27 moves (0.1-0.25 s); with under a
     second left and 0.1 s a move it cost two won games on time, so the search plays such a move."""
@@ -444,6 +465,7 @@ def test_lichess_bot_default_config_is_accepted_and_plays(tmp_path: Path) -> Non
         engine.quit()
 
 
+@pytest.mark.serial
 @pytest.mark.slow
 def test_a_level_set_through_lichess_bot_uci_options_plays_a_game(tmp_path: Path) -> None:
     """lichess-bot's `uci_options` with a level (UCI_LimitStrength, UCI_Elo 1700) next to its

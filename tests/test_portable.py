@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
+from conftest import REPO_ROOT
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
 MACHINE_PATH = b"/" + b"work" + b"/"   # spelt in pieces, so this file does not match itself
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import chess
 from random_play import random_boards
 
-from search.board.position import Position
+from search.board.position import PAWN_UNITS, Position
 from search.wdl import material_of
 
 VALUES = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9, chess.KING: 0}
@@ -21,6 +21,7 @@ def test_piece_counts_are_python_chess_counts() -> None:
 
 
 def test_material_counts_both_sides_without_kings() -> None:
+    assert PAWN_UNITS == {chess.piece_symbol(kind): worth for kind, worth in VALUES.items()}
     assert material_of(Position()) == 78
     assert material_of(Position("4k3/8/8/8/8/8/8/4K3 w - - 0 1")) == 0
     for board in random_boards(40, seed=4, max_plies=160):

@@ -117,6 +117,7 @@ def test_configure_starts_from_the_adopted_techniques() -> None:
     assert searcher.switches == adopted
 
 
+@pytest.mark.serial
 @pytest.mark.parametrize("node_time", [True, False], ids=["node-time", "no-node-time"])
 @pytest.mark.parametrize("threads", [1, 2])
 def test_clock_searches_with_and_without_node_time_management(threads: int, node_time: bool) -> None:
@@ -304,6 +305,7 @@ def test_stop_ends_an_infinite_search() -> None:
     assert box["r"].best_move in Position().legal_moves()
 
 
+@pytest.mark.serial
 def test_gil_is_released_while_searching() -> None:
     searcher = AlphaBetaSearcher()
     done = threading.Event()
@@ -364,6 +366,7 @@ def test_time_budget_never_exceeds_the_clock() -> None:
     assert time_budget(SearchLimits(movetime=500), True, 50) == (450, 450)
 
 
+@pytest.mark.serial
 def test_movetime_is_respected() -> None:
     start = time.perf_counter()
     result = AlphaBetaSearcher().search(Position(), SearchLimits(movetime=300))

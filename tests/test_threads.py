@@ -62,24 +62,15 @@ def test_nodes_of_every_thread_are_counted_and_reported_once() -> None:
     assert result.nodes > one.nodes // 2
 
 
+@pytest.mark.serial
 def test_start_and_stop_four_threads_many_times() -> None:
     searcher = AlphaBetaSearcher(hash_mb=16, threads=4)
     fen = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP2BPPP/R2QKB1R w KQ - 0 9"
     legal = Position(fen).legal_moves()
     for round_number in range(60):
-        searcher.arm()
-        box: dict[str, SearchResult] = {}
-
-        def run(box: dict[str, SearchResult] = box) -> None:
-            box["result"] = searcher.search(Position(fen), SearchLimits(infinite=True))
-
-        thread = threading.Thread(target=run)
-        thread.start()
+        search = BackgroundSearch(searcher, fen)
         time.sleep(0.002 * (round_number % 7))
-        searcher.stop()
-        thread.join(10)
-        assert not thread.is_alive(), f"round {round_number}: the search did not stop"
-        assert box["result"].best_move in legal
+        assert search.stop().best_move in legal, round_number
     # The same parked threads served every round: three helpers and the clock's watch.
     assert searcher.helper_threads_started == searcher.helper_threads_alive == 4
 
@@ -176,6 +167,7 @@ def test_changing_threads_joins_the_old_helpers_and_starts_new_ones() -> None:
     assert searcher.search(Position(), SearchLimits(depth=6)).best_move in Position().legal_moves()
 
 
+@pytest.mark.serial
 def test_timed_searches_after_each_change_of_threads() -> None:
     """Timed searches wake the clock's watch too (the pool's last thread): after the count
     grows or shrinks, every thread wakes only threads of its own pool."""
@@ -197,6 +189,7 @@ def test_a_searcher_that_goes_joins_its_threads() -> None:
     assert not any(t.is_alive() for t in mine)
 
 
+@pytest.mark.serial
 @pytest.mark.parametrize("searcher_class", [AlphaBetaSearcher, MCTSSearcher])
 def test_sixty_four_threads_search_stop_and_search_again(searcher_class: type[Searcher]) -> None:
     """More threads than this machine has cores, many times over: timed, fixed and infinite
@@ -219,6 +212,7 @@ def test_threads_still_find_the_mates_with_many_threads() -> None:
     assert result.score == ("mate", moves)
 
 
+@pytest.mark.serial
 def test_a_ponder_search_with_helpers_waits_for_ponderhit() -> None:
     """With helpers and the clock's watch, a ponder search outlives its whole clock until the
     ponderhit; then it ends by the clock, and every thread (the watch too) is parked again."""
@@ -237,6 +231,7 @@ def test_a_ponder_search_with_helpers_waits_for_ponderhit() -> None:
     assert searcher.search(Position(), SearchLimits(depth=5)).best_move in Position().legal_moves()
 
 
+@pytest.mark.serial
 def test_the_clock_runs_from_the_arrival_of_go() -> None:
     """arm(since_ms): the `go` arrived that long ago, and the search's clock counts from then
     (its reports' times say so, whatever the search did before it began)."""
@@ -274,6 +269,7 @@ def test_bench_refuses_a_bad_thread_count_with_a_message(capsys: pytest.CaptureF
 
 # ---------------------------------------------------------------- through the UCI process
 
+@pytest.mark.serial
 @pytest.mark.parametrize("mode", ["AlphaBeta", "MCTS"])
 def test_uci_engine_with_many_threads_answers_every_go_and_stop(engine: UciProcess, mode: str) -> None:
     """Threads 64 and then 256 on this machine's few cores: each `go movetime` and each `stop`
@@ -298,6 +294,7 @@ def test_uci_engine_with_many_threads_answers_every_go_and_stop(engine: UciProce
     assert engine.read_until("readyok")[-1] == "readyok"
 
 
+@pytest.mark.serial
 def test_search_job_clock_runs_from_the_arrival_of_go() -> None:
     """uci_engine.jobs.SearchJob arms the searcher with the time since `go` arrived: the
     search's reports count from then."""

@@ -17,16 +17,16 @@ from pathlib import Path
 import chess
 import chess.pgn
 import pytest
+from conftest import REPO_ROOT, SHARED_DATA
 
 from tournaments.adjudication import rules_verdict
 
-ROOT = Path(__file__).resolve().parent.parent
-FAKE = str(ROOT / "tests" / "fake_engines" / "fake_uci.py")
+FAKE = str(REPO_ROOT / "tests" / "fake_engines" / "fake_uci.py")
 STOCKFISH = shutil.which("stockfish") or "/usr/games/stockfish"
 PHALANX = shutil.which("phalanx") or "/usr/games/phalanx"
 FAIRYMAX = shutil.which("fairymax") or "/usr/games/fairymax"
-BOOK = ROOT.parent / "shared/data/openings/2moves_v1.epd"
-DEEP_BOOK = ROOT.parent / "shared/data/openings/8mvs_big_+80_+109.epd"
+BOOK = SHARED_DATA / "openings" / "2moves_v1.epd"
+DEEP_BOOK = SHARED_DATA / "openings" / "8mvs_big_+80_+109.epd"
 
 
 def _require(path: str, package: str) -> str:
@@ -40,7 +40,7 @@ def fake(mode: str, after: int = 3) -> str:
 
 
 def run_cli(args: list[str], timeout: float = 60) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "tournaments", *args], cwd=ROOT, capture_output=True,
+    return subprocess.run([sys.executable, "-m", "tournaments", *args], cwd=REPO_ROOT, capture_output=True,
                           text=True, timeout=timeout)
 
 
@@ -286,7 +286,7 @@ def _state_games(path: Path) -> int:
 def kill_after_games(args: list[str], state: Path, games: int, timeout: float) -> dict:
     """Run the runner with `args`, SIGKILL it once `state` records `games` games (or after
     `timeout` s), and return the state file as it was left."""
-    runner = subprocess.Popen([sys.executable, "-m", "tournaments", *args], cwd=ROOT,
+    runner = subprocess.Popen([sys.executable, "-m", "tournaments", *args], cwd=REPO_ROOT,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + timeout
     while _state_games(state) < games and runner.poll() is None and time.monotonic() < deadline:
@@ -303,7 +303,7 @@ def test_sigkill_then_resume_keeps_every_finished_game_once(tmp_path):
     state = Path(str(pgn) + ".state.json")
     args = ["-engine", f"cmd={STOCKFISH}", "name=a", "-engine", f"cmd={STOCKFISH}", "name=b",
             "-each", "depth=2", "-games", "2", "-rounds", "6", "-concurrency", "2", "-maxmoves", "25",
-            "-openings", f"file={ROOT.parent / 'shared/data/openings/2moves_v1.epd'}", "order=random",
+            "-openings", f"file={BOOK}", "order=random",
             "-srand", "42", "-pgnout", str(pgn)]
     before = kill_after_games(args, state, games=4, timeout=60)
     finished_before = len(before["games"])

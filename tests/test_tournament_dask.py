@@ -14,11 +14,11 @@ from pathlib import Path
 
 import psutil
 import pytest
+from conftest import REPO_ROOT
 
 from tests.test_tournament import (
     BOOK,
     FAKE,
-    ROOT,
     STOCKFISH,
     _read_state,
     _require,
@@ -84,7 +84,7 @@ def test_a_worker_killed_mid_game_loses_nothing(tmp_path):
     args = ["-engine", f"cmd={STOCKFISH}", "name=a", "-engine", f"cmd={STOCKFISH}", "name=b",
             "-each", "st=0.05", "timemargin=500", "option.Threads=1", "-games", "2", "-rounds", "4",
             "-maxmoves", "30", "-backend", "dask", "local:2", "-pgnout", str(pgn)]
-    runner = subprocess.Popen([sys.executable, "-m", "tournaments", *args], cwd=ROOT, stdout=subprocess.PIPE,
+    runner = subprocess.Popen([sys.executable, "-m", "tournaments", *args], cwd=REPO_ROOT, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
     coordinator = psutil.Process(runner.pid)
     deadline = time.monotonic() + 90
@@ -188,7 +188,7 @@ def test_an_sprt_decision_cancels_the_games_not_started(tmp_path):
 
 # --- infrastructure failures are not results ----------------------------------------------------------
 
-PICKY = str(ROOT / "tests" / "fake_engines" / "picky_uci.py")
+PICKY = str(REPO_ROOT / "tests" / "fake_engines" / "picky_uci.py")
 
 
 def _picky(folder: Path, policy: str, mode: str = "good") -> str:
@@ -240,7 +240,7 @@ def test_a_failed_task_is_not_a_result_and_resume_plays_it(tmp_path):
     (folder / "kill").write_text("")  # the engine kills its worker whenever a game starts it
     env = {**os.environ, "DASK_DISTRIBUTED__SCHEDULER__ALLOWED_FAILURES": "0"}  # give up at the first death
     proc = subprocess.run([sys.executable, "-m", "tournaments", *_fake_match(pgn, engine, "-games", "2",
-                           "-backend", "dask", "local:1")], cwd=ROOT, capture_output=True, text=True,
+                           "-backend", "dask", "local:1")], cwd=REPO_ROOT, capture_output=True, text=True,
                           timeout=180, env=env)
     assert proc.returncode == 1, proc.stderr
     assert "Warning: game 1 was not played: Dask workers died playing it" in proc.stderr, proc.stderr
@@ -256,7 +256,7 @@ def test_a_failed_task_is_not_a_result_and_resume_plays_it(tmp_path):
 
 
 def _cluster(workers: int):
-    distributed = pytest.importorskip("distributed")
+    import distributed  # the test extra installs dask[distributed]: missing, it is a failure
     cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                        dashboard_address=None)
     return distributed, cluster
@@ -271,7 +271,7 @@ def test_a_worker_that_joins_later_is_checked_before_it_gets_games(tmp_path):
         # The engine starts only on the first worker; the one that joins later lacks it.
         args = _fake_match(pgn, _picky(tmp_path / "p", "first-worker"), "-games", "2", "-rounds", "4",
                            "-wait", "1500", "-backend", "dask", cluster.scheduler_address)
-        runner = subprocess.Popen([sys.executable, "-m", "tournaments", *args], cwd=ROOT, stdout=subprocess.PIPE,
+        runner = subprocess.Popen([sys.executable, "-m", "tournaments", *args], cwd=REPO_ROOT, stdout=subprocess.PIPE,
                                   stderr=subprocess.PIPE, text=True)
         deadline = time.monotonic() + 90
         while _state_games(state) < 1 and runner.poll() is None and time.monotonic() < deadline:
@@ -308,7 +308,7 @@ def test_a_killed_coordinator_leaves_no_engine_running_on_the_workers(tmp_path):
         args = ["-engine", slow, "name=a", "-engine", good, "name=b", "-each", "tc=60+1", "-games", "2",
                 "-rounds", "4", "-maxmoves", "30", "-backend", "dask", cluster.scheduler_address,
                 "-pgnout", str(tmp_path / "k.pgn")]
-        runner = subprocess.Popen([sys.executable, "-m", "tournaments", *args], cwd=ROOT,
+        runner = subprocess.Popen([sys.executable, "-m", "tournaments", *args], cwd=REPO_ROOT,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 90
         while len(_engines_with(marker)) < 4 and time.monotonic() < deadline:  # two games under way

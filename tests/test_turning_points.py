@@ -6,6 +6,7 @@ from pathlib import Path
 
 import chess
 from pgn_files import KESTREL_REFEREE, pgn_file, run_tool, scored_game
+from tool_runs import run_tool_here
 
 from tools import turning_points
 from tools.clock_stats import read_games
@@ -91,6 +92,6 @@ def test_bad_arguments_and_a_referee_that_is_no_engine_are_clear_errors(tmp_path
     for extra, message in ((["--referee", "/nonexistent/stockfish"],
                             "--referee /nonexistent/stockfish: cannot start it as a UCI engine"),
                            (["--lost", "50"], "--lost below 0")):
-        done = run_tool("turning_points", "Kestrel", str(pgn), *extra, timeout=60)
+        done = run_tool_here("turning_points", "Kestrel", str(pgn), *extra)
         assert done.returncode == 2
         assert message in done.stderr and "Traceback" not in done.stderr

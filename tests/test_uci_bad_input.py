@@ -12,9 +12,10 @@ from pathlib import Path
 import chess
 import chess.polyglot
 import pytest
-from conftest import ENGINE_COMMAND, REPO, UciProcess, bestmoves, info_strings
+from conftest import ENGINE_COMMAND, REPO_ROOT, UciProcess, bestmoves, info_strings
 from net_files import constant_net_file
 
+from uci_engine.book import MAX_BOOK_BYTES
 from uci_engine.options import MAX_ELO, MIN_ELO
 
 AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
@@ -144,7 +145,7 @@ def test_move_counters_that_overflow_are_a_bad_fen(engine: UciProcess) -> None:
 
 
 def test_perft_of_a_fen_whose_counters_overflow() -> None:
-    result = subprocess.run([*ENGINE_COMMAND, "perft", "1", OVERFLOWING_FENS[0]], cwd=REPO, capture_output=True,
+    result = subprocess.run([*ENGINE_COMMAND, "perft", "1", OVERFLOWING_FENS[0]], cwd=REPO_ROOT, capture_output=True,
                             text=True, timeout=120)
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr == ("kestrel perft: bad FEN: half-move clock and move number must be between 0 and "
@@ -225,6 +226,25 @@ def test_a_book_file_that_is_no_file_leaves_no_book(engine: UciProcess, tmp_path
         lines = engine.read_until("bestmove")
         assert "OwnBook is on but no BookFile is loaded" in info_strings(lines), path
         assert not any(line.startswith("book move") for line in info_strings(lines))
+
+
+def test_a_huge_book_file_is_refused_and_the_engine_keeps_serving(engine: UciProcess, tmp_path: Path) -> None:
+    """A book past the largest the engine reads (sparse: no disk used) is refused before a byte is read,
+    and the book before it is gone too."""
+    book = one_move_book(tmp_path / "book.bin")
+    huge = tmp_path / "huge.bin"
+    with huge.open("wb") as file:
+        file.write(book.read_bytes())
+        file.truncate(MAX_BOOK_BYTES + 16)
+    engine.send("setoption name OwnBook value true", f"setoption name BookFile value {book}")
+    reply = answer_to(engine, f"setoption name BookFile value {huge}")
+    assert reply == [f"BookFile '{huge}' cannot be read ({huge}: {MAX_BOOK_BYTES + 16:,} bytes, more than the "
+                     f"{MAX_BOOK_BYTES:,} of the largest book this engine reads); no book in use"]
+    engine.send("position startpos", "go wtime 10000 btime 10000")
+    lines = engine.read_until("bestmove")
+    assert not any(line.startswith("book move") for line in info_strings(lines)), lines    # searched instead
+    assert any(line.startswith("info depth") for line in lines)
+    assert chess.Move.from_uci(bestmoves(lines)[0].split()[1]) in chess.Board().legal_moves
 
 
 # The fuzz test: random bytes, mangled commands and shuffled protocol words.

@@ -4,6 +4,7 @@ ends): the built-in net plays, or no book, with an `info string`; never the prev
 from __future__ import annotations
 
 import gc
+import os
 import re
 import struct
 import threading
@@ -18,7 +19,9 @@ import pytest
 from conftest import send, uci_session
 from net_files import constant_net_file
 
+import eval.input_files as input_files
 import eval.networks as networks
+import uci_engine.book as uci_book
 import uci_engine.evaluation as evaluation
 from uci_engine.evaluation import EvaluationChoice, call_within
 
@@ -132,17 +135,86 @@ def test_a_failure_handed_over_leaves_no_reference_cycle() -> None:
         gc.enable()
 
 
+def one_move_book(path: Path) -> Path:
+    """A Polyglot book with one entry: 1. e4 from the start position."""
+    move = chess.Move.from_uci("e2e4")
+    path.write_bytes(struct.pack(">QHHI", chess.polyglot.zobrist_hash(chess.Board()),
+                                 move.to_square | (move.from_square << 6), 1, 0))
+    return path
+
+
 def test_any_failure_opening_a_book_leaves_no_book(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     engine, buffer = uci_session()
-    book = tmp_path / "book.bin"
-    move = chess.Move.from_uci("e2e4")
-    book.write_bytes(struct.pack(">QHHI", chess.polyglot.zobrist_hash(chess.Board()),
-                                 move.to_square | (move.from_square << 6), 1, 0))
+    book = one_move_book(tmp_path / "book.bin")
     send(engine, buffer, "setoption name OwnBook value true")
     assert send(engine, buffer, f"setoption name BookFile value {book}") == []
     assert engine._book.is_open
-    monkeypatch.setattr(chess.polyglot, "open_reader", failing(MemoryError))
+    monkeypatch.setattr(uci_book, "read_book", failing(MemoryError))
     reply = send(engine, buffer, f"setoption name BookFile value {book}")
     assert reply == [f"info string BookFile '{book}' cannot be read (MemoryError); no book in use"]
     assert not engine._book.is_open
     engine.shutdown()
+
+
+def test_a_book_swapped_for_a_fifo_after_its_look_is_refused_not_waited_on(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The path is a regular file when it is looked at and a FIFO when it is opened: the descriptor's
+    own check refuses it at once (opening a FIFO by path would wait for a writer forever)."""
+    book = one_move_book(tmp_path / "book.bin")
+    look = input_files.regular_file_size
+
+    def look_then_swap(path: Any) -> int:
+        size = look(path)
+        os.unlink(path)
+        os.mkfifo(path)
+        return size
+
+    engine, buffer = uci_session()
+    monkeypatch.setattr(input_files, "regular_file_size", look_then_swap)
+    monkeypatch.setattr(uci_book, "READ_WAIT_S", 5.0)      # a wait would show as a TimeoutError, not a hang
+    reply = send(engine, buffer, f"setoption name BookFile value {book}")
+    assert reply == [f"info string BookFile '{book}' cannot be read ({book}: not a regular file but a FIFO "
+                     "(named pipe); give the path of a file); no book in use"]
+    assert not engine._book.is_open
+    assert send(engine, buffer, "isready") == ["readyok"]
+    engine.shutdown()
+
+
+def test_a_book_read_that_never_ends_is_given_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The book is read on a helper thread: one that never returns costs the book, not the command thread."""
+    release = threading.Event()
+
+    def stuck(path: Any) -> Any:
+        release.wait()
+        raise OSError("released")
+
+    engine, buffer = uci_session()
+    book = one_move_book(tmp_path / "book.bin")
+    send(engine, buffer, f"setoption name BookFile value {book}")
+    assert engine._book.is_open
+    monkeypatch.setattr(uci_book, "read_book", stuck)
+    monkeypatch.setattr(uci_book, "READ_WAIT_S", 0.2)
+    try:
+        reply = send(engine, buffer, f"setoption name BookFile value {book}")
+        assert reply == [f"info string BookFile '{book}' cannot be read (TimeoutError: reading took more than "
+                         "0.2 s); no book in use"]
+        assert not engine._book.is_open
+        assert send(engine, buffer, "isready") == ["readyok"]
+    finally:
+        release.set()
+    engine.shutdown()
+
+
+def test_what_read_book_refuses(tmp_path: Path) -> None:
+    """Empty, ragged and over-large books are refused with the reason; a good one is read."""
+    empty = tmp_path / "empty.bin"
+    empty.write_bytes(b"")
+    ragged = tmp_path / "ragged.bin"
+    ragged.write_bytes(one_move_book(tmp_path / "one.bin").read_bytes() + b"x")
+    for path, reason in ((empty, "an empty file"), (ragged, "17 bytes, not a whole number of 16-byte")):
+        with pytest.raises(ValueError, match=reason):
+            uci_book.read_book(str(path))
+    with pytest.raises(FileNotFoundError):
+        uci_book.read_book(str(tmp_path / "absent.bin"))
+    reader = uci_book.read_book(str(tmp_path / "one.bin"))
+    assert [entry.move.uci() for entry in reader.find_all(chess.Board())] == ["e2e4"] and len(reader) == 1

@@ -1,4 +1,17 @@
-"""Calibrate the human levels: ``python -m tools.calibrate_levels [LEVELS] [--fit]``.
+"""Calibrate the human levels: one round is one command, ``python -m tools.calibrate_levels round NAME``.
+
+A round plays every level of the issue (1350, 1500, 1700, 1900, 2100, 2300 and the top, full strength)
+60 games each at 10 s + 0.1 s, appends the ledger rows (``pl-NAME-ELO``, pentanomial counts in the
+notes) to docs/experiments.csv, and then either, every level within +-75 Elo of its number over 60
+games or more, marks the curve's anchors measured with this engine, or refits the curve in
+uci_engine/strength.py (the top anchor moved to where full strength played, a level that missed
+between anchors made an anchor) and marks it fitted, not measured (play the next round); either way
+it re-signs the calibration record (tools/levels_record.py).  ``--dry-run`` prints the
+runner commands and writes nothing.  ``python -m tools.calibrate_levels resign --note "..."``
+re-signs the record without games, with a note that says why the levels did not move.
+
+The older form plays the levels given and prints, without writing: ``python -m tools.calibrate_levels
+[LEVELS] [--fit]``.
 
 Each level plays Stockfish 15.1 set to the same ``UCI_Elo`` (``UCI_LimitStrength`` on both), colours
 swapped, from the 2-move book, through the project's runner.  A level's *performance* is its number
@@ -28,6 +41,8 @@ import ast
 import csv
 import dataclasses
 import math
+import re
+import shlex
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -35,6 +50,8 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
+from eval.networks import BUILTIN_NET
+from tools import levels_record
 from tools.paired import games_of
 from tools.versus import REPO, WORKTREE, checkout, engine_flags, git
 from tournaments.stats import Tally, tally_results
@@ -44,6 +61,11 @@ STOCKFISH = "/usr/games/stockfish"
 OPENINGS = REPO.parent / "shared" / "data" / "openings" / "2moves_v1.epd"
 ENGINE = "Kestrel"
 MIN_NODES = 50              # a fit never asks for a search smaller than this
+ROUND_LEVELS = levels_record.ISSUE_LEVELS             # and the top, full strength
+BAND = 75                   # Elo: a level within this of its number is calibrated ...
+CALIBRATION_GAMES = 60      # ... over at least this many games
+LEDGER = REPO / "docs" / "experiments.csv"
+STRENGTH_FILE = REPO / "uci_engine" / "strength.py"
 
 
 @dataclass(frozen=True)
@@ -61,7 +83,9 @@ class Measurement:
 
     @property
     def performance(self) -> float:
-        return self.elo + self.tally.elo()
+        """Its number plus its score's Elo; a perfect or a null score (an infinite Elo, a handful of
+        games) counts as 800, the most a score of 99% says."""
+        return self.elo + max(-800.0, min(800.0, self.tally.elo()))
 
     def row(self) -> str:
         """The level's row of docs/play.md's table."""
@@ -179,16 +203,40 @@ def pooled_round(spec: str, runs: Path) -> list[Measurement]:
     return found
 
 
-def fitted_curve(measurements: Sequence[Measurement]) -> list[StrengthLevel]:
-    """The anchors again, each given the settings of the level that performed at its Elo."""
+def fitted_curve(measurements: Sequence[Measurement], top: int | None = None,
+                 more_anchors: Sequence[int] = ()) -> list[StrengthLevel]:
+    """The anchors again, and `more_anchors` (levels between anchors that missed: straight lines
+    between anchors cannot move them), each given the settings of the level that performed at its
+    Elo; the top anchor (full strength) at `top` when given (where full strength played), anchors at
+    or above it left out."""
     measured = monotone([(m.position, m.performance, m.tally.games)            # the top (full strength) too
                          for m in measurements if m.tally.games])
+    top = CURVE[-1].elo if top is None else top
     anchors = []
-    for anchor in CURVE[:-1]:
-        found = settings_at(round(number_for(anchor.elo, measured)))
-        anchors.append(dataclasses.replace(found, elo=anchor.elo, temperature=round(found.temperature, 1),
+    for elo in sorted({anchor.elo for anchor in CURVE[:-1]} | set(more_anchors)):
+        if elo >= top:
+            continue
+        found = settings_at(round(number_for(elo, measured)))
+        anchors.append(dataclasses.replace(found, elo=elo, temperature=round(found.temperature, 1),
                                            margin=round(found.margin, 1)))
-    return anchors + [CURVE[-1]]
+    return anchors + [dataclasses.replace(CURVE[-1], elo=top)]
+
+
+def curve_source(curve: Sequence[StrengthLevel]) -> str:
+    """The CURVE assignment of uci_engine/strength.py for `curve`."""
+    return "CURVE: tuple[StrengthLevel, ...] = (\n" + "".join(
+        f"    StrengthLevel({a.elo}, nodes={a.nodes:_}, lines={a.lines}, temperature={a.temperature}, "
+        f"margin={a.margin}),\n" for a in curve) + ")\n"
+
+
+def write_curve(path: Path, curve: Sequence[StrengthLevel]) -> None:
+    """Put `curve` in place of the CURVE of the strength.py at `path`."""
+    source = path.read_text(encoding="utf-8")
+    written, count = re.subn(r"^CURVE: tuple\[StrengthLevel, \.\.\.\] = \(\n.*?^\)\n", curve_source(curve),
+                             source, count=1, flags=re.DOTALL | re.MULTILINE)
+    if count != 1:
+        raise ValueError(f"no CURVE block in {path}")
+    path.write_text(written, encoding="utf-8")
 
 
 def ledger_row(measurement: Measurement, args: argparse.Namespace, folder: Path) -> list[str]:
@@ -196,80 +244,207 @@ def ledger_row(measurement: Measurement, args: argparse.Namespace, folder: Path)
     t = measurement.tally
     elo, low, high = t.elo_interval()
     commit = git("-C", str(folder), "rev-parse", "--short=7", "HEAD")
-    command = (f"python -m tools.calibrate_levels {measurement.elo} --commit {commit} --games {args.games} "
-               f"--tc {args.tc} --name {args.name} --srand {args.srand}")
+    if getattr(args, "round", False):
+        command = (f"python -m tools.calibrate_levels round {args.name} --games {args.games} --tc {args.tc} "
+                   f"--srand {args.srand}")
+    else:
+        command = (f"python -m tools.calibrate_levels {measurement.elo} --commit {commit} --games {args.games} "
+                   f"--tc {args.tc} --name {args.name} --srand {args.srand}")
     return [f"{args.ledger}-{measurement.elo}", date.today().isoformat(),
-            f"UCI_Elo {measurement.elo} calibration (the curve of {commit})", commit,
+            f"UCI_Elo {measurement.elo} calibration (the curve of {commit}, {BUILTIN_NET})", commit,
             f"Stockfish 15.1 at UCI_Elo {measurement.elo}", args.tc, str(t.games), str(t.wins), str(t.losses),
             str(t.draws), shown(elo).lstrip("+"), shown(low).lstrip("+"), shown(high).lstrip("+"), "",
-            "measurement", command, f"plays at about {measurement.performance:.0f}; games in runs/{args.name}-"
-            f"{measurement.elo}.pgn; the generator paused, nothing else ran beside it"]
+            "measurement", command, f"plays at about {measurement.performance:.0f}; pentanomial {t.pentanomial}; "
+            f"games in runs/{args.name}-{measurement.elo}.pgn"]
 
 
-def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m tools.calibrate_levels", description=__doc__.split("\n\n")[0])
-    parser.add_argument("levels", nargs="*", type=int, default=[1350, 1500, 1700, 1900, 2100, FULL_STRENGTH_ELO],
-                        help="UCI_Elo values to play (default: the issue's six and the top)")
-    parser.add_argument("--commit", default=WORKTREE, help="the revision to calibrate (default: this checkout)")
+def add_match_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options of the games, shared by a round and the older form."""
     parser.add_argument("--games", type=int, default=60, help="games a level (even; default 60)")
     parser.add_argument("--tc", default="10+0.1", help="time control (default 10+0.1)")
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--srand", type=int, default=4700, help="seed; a level adds its Elo")
-    parser.add_argument("--name", default="levels", help="games go to runs/NAME-ELO.pgn")
-    parser.add_argument("--stockfish", default=STOCKFISH)
+    parser.add_argument("--stockfish", default=STOCKFISH, help="the opponent's command (a UCI engine with "
+                        "UCI_LimitStrength and UCI_Elo; default Stockfish 15.1)")
     parser.add_argument("--openings", default=str(OPENINGS))
+    parser.add_argument("--runs", type=Path, default=REPO / "runs", help="where the games go (default runs/)")
+
+
+def checked(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.Namespace:
+    if args.games < 2 or args.games % 2:
+        parser.error(f"--games must be even and at least 2, not {args.games}")
+    if not Path(shlex.split(args.stockfish)[0]).exists():
+        parser.error(f"--stockfish {args.stockfish}: no such file")
+    return args
+
+
+def parse_arguments(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m tools.calibrate_levels", description=__doc__.split("\n\n")[0])
+    parser.add_argument("levels", nargs="*", type=int, default=[*ROUND_LEVELS, FULL_STRENGTH_ELO],
+                        help="UCI_Elo values to play (default: the issue's six and the top)")
+    parser.add_argument("--commit", default=WORKTREE, help="the revision to calibrate (default: this checkout)")
+    parser.add_argument("--name", default="levels", help="games go to runs/NAME-ELO.pgn")
+    add_match_arguments(parser)
     parser.add_argument("--fit", action="store_true", help="propose a curve from the games")
     parser.add_argument("--pool", action="append", default=[], metavar="NAME:COMMIT",
                         help="also fit with an earlier round's games, runs/NAME-ELO.pgn played with COMMIT's "
                              "curve (same net only; repeatable)")
     parser.add_argument("--ledger", metavar="ID_PREFIX",
                         help="also print each level as a row of docs/experiments.csv, id ID_PREFIX-ELO")
-    args = parser.parse_args(argv)
-    if args.games < 2 or args.games % 2:
-        parser.error(f"--games must be even and at least 2, not {args.games}")
-    if not Path(args.stockfish).exists():
-        parser.error(f"--stockfish {args.stockfish}: no such file")
+    return checked(parser, parser.parse_args(argv))
+
+
+def parse_round_arguments(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m tools.calibrate_levels round",
+                                     description="One calibration round of this checkout: games, ledger, curve, "
+                                                 "record.")
+    parser.add_argument("name", help="the round's name: games in runs/NAME-ELO.pgn, ledger rows pl-NAME-ELO")
+    parser.add_argument("--levels", nargs="+", type=int, default=[*ROUND_LEVELS, FULL_STRENGTH_ELO],
+                        help="UCI_Elo values to play (default: the issue's six and the top)")
+    add_match_arguments(parser)
+    parser.add_argument("--dry-run", action="store_true", help="print the runner commands; play and write nothing")
+    parser.add_argument("--ledger-file", type=Path, default=LEDGER)
+    parser.add_argument("--strength-file", type=Path, default=STRENGTH_FILE)
+    parser.add_argument("--record", type=Path, default=levels_record.RECORD)
+    args = checked(parser, parser.parse_args(argv))
+    args.round, args.commit, args.ledger = True, WORKTREE, f"pl-{args.name}"
     return args
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    args = parse_arguments(sys.argv[1:] if argv is None else argv)
-    folder = checkout(args.commit)
+def parse_resign_arguments(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m tools.calibrate_levels resign",
+                                     description="Re-sign the levels' record for this engine, with a note that "
+                                                 "says why.")
+    parser.add_argument("--note", required=True, help="why the levels did not move (or the round that measured them)")
+    parser.add_argument("--record", type=Path, default=levels_record.RECORD)
+    return parser.parse_args(argv)
+
+
+def play_levels(folder: Path, args: argparse.Namespace) -> list[Measurement]:
+    """Each level's games (played, or read where its file holds them); RuntimeError when the runner fails."""
     measurements = []
     for elo in args.levels:
-        pgn = REPO / "runs" / f"{args.name}-{elo}.pgn"
+        pgn = args.runs / f"{args.name}-{elo}.pgn"
         played = tally_of(pgn).games if pgn.exists() else 0
         if played < args.games:
             # A stopped run goes on with the games it lacks, from other openings (the seed moves on).
             status = subprocess.run(runner_command(folder, elo, args, pgn, played), cwd=REPO).returncode
             if status != 0:
-                print(f"calibrate_levels: the runner stopped with status {status} at UCI_Elo {elo}",
-                      file=sys.stderr)
-                return status
+                raise RuntimeError(f"the runner stopped with status {status} at UCI_Elo {elo}")
         measurements.append(Measurement(elo, tally_of(pgn)))
         print(measurements[-1].row(), flush=True)
+    return measurements
+
+
+def print_table(measurements: Sequence[Measurement]) -> None:
     print("| `UCI_Elo` | games | Kestrel W-L-D | score | Elo against Stockfish (95%) | plays at about |")
     print("| --- | --- | --- | --- | --- | --- |")
     for measurement in measurements:
         print(measurement.row())
+
+
+def misses(measurements: Sequence[Measurement]) -> list[Measurement]:
+    """The levels out of their band; the top is full strength, and misses when it played away from
+    the top of the range."""
+    return [m for m in measurements if abs(m.performance - m.elo) > BAND]
+
+
+def run_round(args: argparse.Namespace) -> int:
+    """One calibration round (the module's docstring says what it writes)."""
+    if args.dry_run:
+        for elo in args.levels:
+            print(shlex.join(runner_command(REPO, elo, args, args.runs / f"{args.name}-{elo}.pgn")))
+        print(f"then: ledger rows pl-{args.name}-ELO appended to {args.ledger_file}; the curve in "
+              f"{args.strength_file} kept (every level within +-{BAND}) or refitted; {args.record} re-signed")
+        return 0
+    folder = checkout(WORKTREE)
+    measurements = play_levels(folder, args)
+    print_table(measurements)
+    with args.ledger_file.open("a", encoding="utf-8", newline="") as ledger:
+        csv.writer(ledger, lineterminator="\n").writerows(ledger_row(m, args, folder) for m in measurements)
+    commit = git("rev-parse", "--short=7", "HEAD")
+    record = levels_record.read_record(args.record)
+    record["levels"] = [{"elo": m.elo, "games": m.tally.games, "wins": m.tally.wins, "losses": m.tally.losses,
+                         "draws": m.tally.draws, "pentanomial": m.tally.pentanomial,
+                         "plays_at": round(m.performance), "ledger": f"pl-{args.name}-{m.elo}"} for m in measurements]
+    missed = misses(measurements)
+    played_top = [m for m in measurements if m.elo == FULL_STRENGTH_ELO]
+    if missed:
+        # The top moves only when full strength played away from it: the range ends where it plays.
+        top = played_top[0].performance if played_top else FULL_STRENGTH_ELO
+        curve = fitted_curve(measurements, int(round(top, -1)) if abs(top - FULL_STRENGTH_ELO) > BAND else None,
+                             [m.elo for m in missed if m.elo < FULL_STRENGTH_ELO])
+        write_curve(args.strength_file, curve)
+        record["anchors"] = [{"elo": a.elo, "measured": False, "with": f"fitted from round {args.name} "
+                              f"({BUILTIN_NET} at {commit}), not measured: play the next round"} for a in curve]
+        note = (f"round {args.name} ({BUILTIN_NET} at {commit}): "
+                f"{', '.join(f'{m.elo} played {m.performance:.0f}' for m in missed)}, out of +-{BAND}; "
+                "the curve refitted from its games")
+    elif min(m.tally.games for m in measurements) < CALIBRATION_GAMES:
+        record["anchors"] = [{"elo": a.elo, "measured": False, "with": f"round {args.name} ({BUILTIN_NET} at "
+                              f"{commit}) played fewer than {CALIBRATION_GAMES} games a level"} for a in CURVE]
+        note = (f"round {args.name} ({BUILTIN_NET} at {commit}): within +-{BAND}, but fewer than "
+                f"{CALIBRATION_GAMES} games a level measure nothing")
+    else:
+        record["anchors"] = [{"elo": a.elo, "measured": True, "with": f"round {args.name}, {BUILTIN_NET} at {commit}"}
+                             for a in CURVE]
+        record["measured_with"] = {"net": BUILTIN_NET, "commit": commit, "round": args.name}
+        note = f"round {args.name} ({BUILTIN_NET} at {commit}): every level within +-{BAND}"
+    levels_record.write_record(record, args.record)
+    resign_afresh(note, args.record)
+    print(note)
+    return 0
+
+
+def resign_afresh(note: str, record: Path) -> None:
+    """Sign `record` in a fresh process, so that a refitted curve is the one signed."""
+    subprocess.run([sys.executable, "-m", "tools.calibrate_levels", "resign", "--note", note, "--record", str(record)],
+                   cwd=REPO, check=True)
+
+
+def resign(args: argparse.Namespace) -> int:
+    """Sign the record for this engine, saying first what differs from what it was signed for."""
+    record = levels_record.read_record(args.record)
+    signature = levels_record.levels_signature()
+    for difference in levels_record.differences(record, signature):
+        print(f"differs: {difference}")
+    try:
+        levels_record.write_record(levels_record.signed(record, args.note, signature), args.record)
+    except ValueError as error:
+        print(f"calibrate_levels: {error}", file=sys.stderr)
+        return 2
+    print(f"signed {args.record}: levels signature {signature.digest[:16]}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv[:1] == ["resign"]:
+        return resign(parse_resign_arguments(argv[1:]))
+    try:
+        if argv[:1] == ["round"]:
+            return run_round(parse_round_arguments(argv[1:]))
+        args = parse_arguments(argv)
+        folder = checkout(args.commit)
+        measurements = play_levels(folder, args)
+    except RuntimeError as error:
+        print(f"calibrate_levels: {error}", file=sys.stderr)
+        return 1
+    print_table(measurements)
     if args.ledger:
         writer = csv.writer(sys.stdout, lineterminator="\n")
         for measurement in measurements:
             writer.writerow(ledger_row(measurement, args, folder))
     if args.fit:
         try:
-            pooled = [m for spec in args.pool for m in pooled_round(spec, REPO / "runs")]
+            pooled = [m for spec in args.pool for m in pooled_round(spec, args.runs)]
         except (ValueError, subprocess.CalledProcessError) as error:
             print(f"calibrate_levels: {error}", file=sys.stderr)
             return 2
         for m in pooled:
             print(f"pooled: UCI_Elo {m.elo} of an earlier curve, at {m.position:.0f} on today's: "
                   f"{m.tally.games} games, plays at about {m.performance:.0f}")
-        print("CURVE: tuple[StrengthLevel, ...] = (")
-        for anchor in fitted_curve(measurements + pooled):
-            print(f"    StrengthLevel({anchor.elo}, nodes={anchor.nodes:_}, lines={anchor.lines}, "
-                  f"temperature={anchor.temperature}, margin={anchor.margin}),")
-        print(")")
+        print(curve_source(fitted_curve(measurements + pooled)), end="")
     return 0
 
 

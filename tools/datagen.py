@@ -49,6 +49,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from search.limits import MAX_HASH_MB
 from tools.arguments import readable_file
 from tools.game_records import (
     GAME_SUFFIX,
@@ -187,7 +188,7 @@ def play_game(index: int, seed: int, settings: Settings) -> GameRecords:
     import chess
 
     from search.limits import SearchLimits
-    from tournaments.adjudication import MATE_CP
+    from search.scores import MATE_CP
     rng = random.Random(seed * 1_000_003 + index)
     searcher = _searcher(settings)
     searcher.clear()
@@ -713,8 +714,8 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Sett
         parser.error("--soft-nodes must be positive and --hard-nodes at least --soft-nodes")
     if args.workers < 1:
         parser.error("--workers must be at least 1")
-    if not 1 <= args.hash <= 4096:
-        parser.error("--hash must be 1 to 4096 MB")
+    if not 1 <= args.hash <= MAX_HASH_MB:
+        parser.error(f"--hash must be 1 to {MAX_HASH_MB} MB")
     if args.random_plies < 0 or args.max_plies < 1 or args.opening_bound < 1:
         parser.error("--random-plies must be at least 0, --max-plies and --opening-bound at least 1")
     if not 0 <= args.nice <= 19:

@@ -28,12 +28,11 @@ import chess
 import chess.engine
 import chess.pgn
 
+from search.board.position import PAWN_UNITS
 from tools.arguments import USAGE_ERROR, ToolParser, fail, parse, readable_file
 from tools.clock_stats import read_games
 from tools.endgame_misjudged import player_games, scored_moves
 
-# Material in pawns, for the balance only: the usual 1/3/3/5/9.
-PAWNS_WORTH = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
 PIECE_LETTERS = ((chess.QUEEN, "Q"), (chess.ROOK, "R"), (chess.BISHOP, "B"), (chess.KNIGHT, "N"))
 
 
@@ -67,9 +66,9 @@ def material_signature(board: chess.Board, colour: chess.Color) -> str:
 
 
 def material_balance(board: chess.Board, colour: chess.Color) -> int:
-    """`colour`'s material minus the other side's, in pawns (1/3/3/5/9)."""
-    return sum(worth * (len(board.pieces(kind, colour)) - len(board.pieces(kind, not colour)))
-               for kind, worth in PAWNS_WORTH.items())
+    """`colour`'s material minus the other side's, in pawns (search/board/material.pxd: 1/3/3/5/9)."""
+    return sum(PAWN_UNITS[chess.piece_symbol(kind)]
+               * (len(board.pieces(kind, colour)) - len(board.pieces(kind, not colour))) for kind in chess.PIECE_TYPES)
 
 
 def position_kind(board: chess.Board) -> str:

@@ -25,9 +25,11 @@ from pathlib import Path
 from eval.api import evaluate
 from eval.networks import load_network
 from eval.nnue_api import nnue_evaluate
+from eval.nnue_file import SCALE
 from search.board.position import Position
 from tools.arguments import ToolParser, fail, finite_float, parse, positive_int, readable_file
 from tools.nnue_data import read_records, records_file
+from tools.nnue_train import shipped_recipe
 
 CHECKPOINT_SUFFIX = ".npz"
 
@@ -40,12 +42,12 @@ def engine_net(path: str) -> Callable[[Position], float]:
 
 def float_model(path: str) -> Callable[[Position], float]:
     """The centipawns of a trainer checkpoint's float model (ValueError for a file that is not one)."""
-    try:
-        from tools.nnue_train import float_output, load_checkpoint
-    except ImportError:
-        raise ValueError("a checkpoint needs numpy: pip install '.[nnue]'") from None
+    from tools.nnue_train import HAVE_NUMPY, float_output, load_checkpoint
+    if not HAVE_NUMPY:
+        raise ValueError("a checkpoint needs numpy: pip install '.[nnue]'")
     net, *_, config = load_checkpoint(Path(path))
-    scale = float(config.get("scale", 400.0))
+    # A checkpoint records the run's --scale; one written before it did was trained at the format's default.
+    scale = float(config.get("scale", SCALE))
     return lambda position: float_output(net, position.fen()) * scale
 
 
@@ -70,10 +72,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="net files (or trainer checkpoints, .npz: their float models) to compare with the "
                              "weighted evaluation")
     parser.add_argument("--every", type=positive_int, default=10, help="use every Nth record (default %(default)s)")
-    parser.add_argument("--lambda", dest="lam", type=finite_float(0.0, 1.0), default=0.75,
-                        help="the trainer's lambda")
-    parser.add_argument("--scale", type=finite_float(0.0, low_open=True), default=400.0,
-                        help="the trainer's scale")
+    shipped = shipped_recipe().settings
+    parser.add_argument("--lambda", dest="lam", type=finite_float(0.0, 1.0), default=shipped["lam"],
+                        help="the trainer's lambda (default %(default)s, the shipped net's recipe's)")
+    parser.add_argument("--scale", type=finite_float(0.0, low_open=True), default=shipped["scale"],
+                        help="the trainer's scale (default %(default)s, the shipped net's recipe's)")
     parser.add_argument("--band", type=finite_float(0.0, low_open=True), default=200.0,
                         help="also measure the positions whose search score is within this many cp of 0")
     args = parse(parser, argv)

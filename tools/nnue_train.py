@@ -1,7 +1,7 @@
 """The NNUE trainer: fits the perspective net of ``eval/nnue_file.py`` to labelled positions.
 
-``python -m tools.nnue_train DATA.kpos [...] --epochs 20 --out kestrel.nnue`` reads records of
-``tools/nnue_data.py`` (one or more files, memory-mapped) and trains the float model of
+``python -m tools.nnue_train DATA.kpos [...] --out kestrel.nnue`` reads records of
+``tools/nnue_data.py`` (one or more files, memory-mapped) and trains, by a recipe, the float model of
 ``eval/nnue_file.py``: 768 inputs per perspective into ``--hidden`` units (one shared matrix),
 SCReLU, one output ``out`` in units of ``--scale`` centipawns from the output layer of the
 position's bucket (``--output-buckets``, by piece count); ``--king-mirror`` mirrors each
@@ -19,7 +19,13 @@ from a finished net's weights (a new run, fresh optimizer state): a net trained 
 on learning from new data, and a one-bucket net's output layer is copied to each output bucket.
 After every weight update the weights are clipped to [-WEIGHT_CLIP, WEIGHT_CLIP] so that their int16
 quantisation cannot overflow.  At the end (and after every epoch with ``--net-every-epoch``) the
-quantised net is written with ``eval.nnue_file.write_net``, the command line in its description.
+quantised net is written with ``eval.nnue_file.write_net``, the recipe's name and the command line in
+its description.
+
+The recipe (``--recipe FILE``, ``tools/nnue_recipe.py``) holds every training setting above (hidden
+units, buckets, epochs, batch, learning rate and schedule, weight decay, lambda, scale, seed); by default
+it is the recipe that made the shipped net (``tools/recipes/`` holds it under the net's name), and a
+flag given on the command line overrides one of its settings (``--epochs 3``, ``--no-king-mirror``).
 
 Speed: the first layer is sparse (at most 32 active inputs of 768), so the forward pass and the
 backward pass are the Cython kernels of ``tools/nnue_kernels.pyx``; a batch is split across
@@ -67,6 +73,7 @@ from eval.nnue_file import (
     write_net,
 )
 from search.board.position import Position
+from search.limits import MAX_THREADS
 from tools import nnue_kernels
 from tools.arguments import (
     ToolParser,
@@ -82,6 +89,7 @@ from tools.arguments import (
 )
 from tools.game_records import GAME_SUFFIX, Filters, training_array
 from tools.nnue_data import RECORD_SIZE, first_bad_record, records_file
+from tools.nnue_recipe import DEFAULT_RECIPE, Recipe, apply_recipe, load_recipe
 
 try:
     import numpy as np
@@ -96,9 +104,9 @@ Array: TypeAlias = "NDArray[Any]"
 PROG = "python -m tools.nnue_train"
 # The largest scale the engine's Network accepts (raw * scale stays inside int64): --scale's bound.
 MAX_SCALE = SCALE_MAX
-# Beyond these the run is a mistake: threads as many as the engine's Threads option allows, each
-# with its own gradient buffers; synthetic benchmark records that fit in memory with their shuffle.
-MAX_THREADS = 256
+# Beyond these the run is a mistake: threads as many as the engine's Threads option allows
+# (search.limits.MAX_THREADS), each with its own gradient buffers; synthetic benchmark records that fit
+# in memory with their shuffle.
 MAX_BENCH_POSITIONS = 4_000_000
 PARAMETER_NAMES = ("W", "bias", "w_out", "b_out")
 # Weight decay pulls weights toward zero; the biases set the operating point and are left alone.
@@ -487,42 +495,50 @@ def training_file(text: str) -> Path:
     return readable_file(text) if text.endswith(GAME_SUFFIX) else records_file(text)
 
 
-def build_parser() -> ToolParser:
+def build_parser() -> tuple[ToolParser, dict[str, argparse.Action]]:
+    """The trainer's parser and its recipe options (name without the dashes -> action): those have no
+    default here, the recipe (``--recipe``) gives every one of them."""
     parser = ToolParser(prog=PROG,
-                        description="Train Kestrel's NNUE net on .kpos records (tools/nnue_data.py).")
+                        description="Train Kestrel's NNUE net on .kpos records (tools/nnue_data.py). The options "
+                                    "marked (recipe) default to the recipe's value (--recipe).")
+    settings: dict[str, argparse.Action] = {}
+
+    def setting(name: str, help_text: str = "", dest: str | None = None, **kwargs: Any) -> None:
+        settings[name] = parser.add_argument(f"--{name}", dest=dest or name.replace("-", "_"), default=None,
+                                             help=f"{help_text} (recipe)", **kwargs)
+
     unit = finite_float(0.0, 1.0)
     parser.add_argument("inputs", nargs="*", type=training_file,
                         help="training data: .kpos record files or .kgame game files (their quiet positions)")
+    parser.add_argument("--recipe", type=readable_file, default=DEFAULT_RECIPE,
+                        help=f"the recipe: a JSON file of settings (default {DEFAULT_RECIPE.name}, the shipped "
+                             f"net's, in tools/recipes/)")
     parser.add_argument("--out", type=writable_output, default=None, help="the net to write (default kestrel.nnue)")
-    parser.add_argument("--hidden", type=hidden_size, default=None, help="hidden units per perspective (default 256)")
-    parser.add_argument("--output-buckets", type=bucket_count, default=None,
-                        help=f"output layers chosen by piece count, 1..{OUTPUT_BUCKETS_MAX} (default 1)")
-    parser.add_argument("--king-mirror", action="store_true",
-                        help="mirror a perspective's inputs left-right while its king is on files e-h (feature "
-                             "set 1; a position and its mirror image then train the same inputs, so merge "
-                             "the data without --mirror)")
-    parser.add_argument("--epochs", type=non_negative_int, default=10)
-    parser.add_argument("--batch", type=positive_int, default=16384)
-    parser.add_argument("--lr", type=finite_float(0.0, 1.0, low_open=True), default=1e-3, help="peak learning rate")
-    parser.add_argument("--schedule", choices=("cosine", "step"), default="cosine",
-                        help="cosine decay to lr * --lr-min-ratio, or steps of --lr-gamma every --lr-step-epochs")
-    parser.add_argument("--warmup-steps", type=non_negative_int, default=100,
-                        help="linear warm-up, in optimizer steps")
-    parser.add_argument("--lr-min-ratio", type=unit, default=0.01)
-    parser.add_argument("--lr-step-epochs", type=positive_int, default=5)
-    parser.add_argument("--lr-gamma", type=finite_float(0.0, 1.0, low_open=True), default=0.3)
+    setting("hidden", "hidden units per perspective", type=hidden_size)
+    setting("output-buckets", f"output layers chosen by piece count, 1..{OUTPUT_BUCKETS_MAX}", type=bucket_count)
+    setting("king-mirror", "mirror a perspective's inputs left-right while its king is on files e-h (feature "
+                           "set 1; a position and its mirror image then train the same inputs, so merge "
+                           "the data without --mirror)", action=argparse.BooleanOptionalAction)
+    setting("epochs", "passes over the training positions", type=non_negative_int)
+    setting("batch", "positions per optimizer step", type=positive_int)
+    setting("lr", "peak learning rate", type=finite_float(0.0, 1.0, low_open=True))
+    setting("schedule", "cosine decay to lr * --lr-min-ratio, or steps of --lr-gamma every --lr-step-epochs",
+            choices=("cosine", "step"))
+    setting("warmup-steps", "linear warm-up, in optimizer steps", type=non_negative_int)
+    setting("lr-min-ratio", "where the cosine decay ends, as a share of --lr", type=unit)
+    setting("lr-step-epochs", "epochs between the steps of the step schedule", type=positive_int)
+    setting("lr-gamma", "the step schedule's factor", type=finite_float(0.0, 1.0, low_open=True))
     # Up to 1: with --lr at most 1, a step shrinks a weight by the factor 1 - lr * decay, never past 0.
-    parser.add_argument("--weight-decay", type=unit, default=0.01, help="AdamW's decoupled weight decay")
-    parser.add_argument("--lambda", dest="lam", type=unit, default=0.75,
-                        help="weight of the search score in the target (1 - lambda: the game result)")
-    parser.add_argument("--scale", type=int_range(1, MAX_SCALE), default=SCALE,
-                        help=f"centipawns per unit of the output (1..{MAX_SCALE}, the engine's bound)")
-    parser.add_argument("--val-fraction", type=finite_float(0.0, 1.0, high_open=True), default=0.02,
-                        help="held-out share of the inputs, drawn by --seed (ignored with --val)")
+    setting("weight-decay", "AdamW's decoupled weight decay", type=unit)
+    setting("lambda", "weight of the search score in the target (1 - lambda: the game result)", dest="lam",
+            metavar="LAMBDA", type=unit)
+    setting("scale", f"centipawns per unit of the output (1..{MAX_SCALE}, the engine's bound)",
+            type=int_range(1, MAX_SCALE))
+    setting("val-fraction", "held-out share of the inputs, drawn by --seed (ignored with --val)",
+            type=finite_float(0.0, 1.0, high_open=True))
     parser.add_argument("--val", type=training_file, action="append", default=[],
                         help="a validation .kpos or .kgame file instead (repeatable)")
-    parser.add_argument("--min-ply", type=non_negative_int, default=0,
-                        help="from .kgame files, skip each game's first plies (default 0)")
+    setting("min-ply", "from .kgame files, skip each game's first plies", type=non_negative_int)
     parser.add_argument("--checkpoint-dir", type=creatable_folder, default=None,
                         help="where the per-epoch checkpoints go (default: OUT.checkpoints)")
     parser.add_argument("--resume", type=readable_file, default=None, help="continue from a checkpoint")
@@ -530,21 +546,34 @@ def build_parser() -> ToolParser:
                         help="start from this net file's weights (a new run: not with --resume)")
     parser.add_argument("--net-every-epoch", action="store_true", help="also write OUT.epochN.nnue each epoch")
     parser.add_argument("--threads", type=int_range(1, MAX_THREADS), default=min(MAX_THREADS, os.cpu_count() or 1))
-    parser.add_argument("--seed", type=non_negative_int, default=1)
+    setting("seed", "draws the first weights, the validation positions and the shuffles", type=non_negative_int)
     parser.add_argument("--bench", type=int_range(1, MAX_BENCH_POSITIONS), nargs="?", const=400_000, default=None,
                         metavar="POSITIONS",
                         help="measure training speed on synthetic records (default 400000) or on the inputs; "
                              "writes nothing")
-    return parser
+    return parser, settings
+
+
+def shipped_recipe() -> Recipe:
+    """The recipe of the shipped net, checked as the trainer checks it (settings keyed by argparse destination)."""
+    return load_recipe(DEFAULT_RECIPE, build_parser()[1])
 
 
 def parse_args(argv: Sequence[str]) -> argparse.Namespace | None:
     """The checked arguments, or None once a one-line error is on stderr: every number in its range
-    and every file checked (inputs readable, outputs creatable) before any work."""
-    parser = build_parser()
+    and every file checked (inputs readable, outputs creatable) before any work.  The recipe fills
+    the settings the command line leaves out (``args.recipe`` becomes the `Recipe`); ``args.given``
+    names those the command line set."""
+    parser, settings = build_parser()
     args = parse(parser, argv)
     if args is None:
         return None
+    try:
+        args.recipe = load_recipe(args.recipe, settings)
+    except (OSError, ValueError) as error:
+        fail(PROG, f"argument --recipe: {error}")
+        return None
+    args.given = apply_recipe(args, args.recipe)
     if not args.inputs and args.bench is None:
         fail(PROG, "give one or more .kpos files (or --bench)")
         return None
@@ -589,30 +618,39 @@ class StartState:
 
 def start_state(args: argparse.Namespace) -> StartState:
     """The run's starting point; ValueError when --resume is not a checkpoint this run can continue,
-    or --init not a net it can start from."""
+    or --init not a net it can start from.  A resumed or initialised run takes its shape (hidden
+    units, output buckets, inputs) from its file, not from the recipe; a flag that contradicts the
+    file is refused."""
+    given = args.given
     if args.init is not None:
         if args.resume is not None:
             raise ValueError("--init starts a new run and --resume continues one: give one of them")
         params = read_net(args.init)
-        if args.hidden is not None and args.hidden != params.hidden:
+        if "hidden" in given and args.hidden != params.hidden:
             raise ValueError(f"--hidden {args.hidden} differs from {args.init}'s {params.hidden}; leave --hidden out")
-        if args.king_mirror and params.feature_set != FEATURES_KING_MIRRORED:
-            # A plain net's weights for a king on files e-h would be read as if mirrored.
-            raise ValueError(f"--king-mirror needs a king-mirrored net to start from; {args.init} is plain")
-        return StartState(dequantise(params, args.output_buckets, "float32"), None, 0)
+        mirrored = params.feature_set == FEATURES_KING_MIRRORED
+        if "king_mirror" in given and args.king_mirror != mirrored:
+            # A plain net's weights for a king on files e-h would be read as if mirrored, and the reverse.
+            raise ValueError(f"--{'' if args.king_mirror else 'no-'}king-mirror needs a "
+                             f"{'king-mirrored' if args.king_mirror else 'plain'} net to start from; "
+                             f"{args.init} is {'king-mirrored' if mirrored else 'plain'}")
+        buckets = args.output_buckets if "output_buckets" in given else None
+        return StartState(dequantise(params, buckets, "float32"), None, 0)
     if args.resume is None:
-        return StartState(FloatNet.initial(args.hidden or 256, np.random.default_rng([args.seed, 0]),
-                                           buckets=args.output_buckets or 1,
+        return StartState(FloatNet.initial(args.hidden, np.random.default_rng([args.seed, 0]),
+                                           buckets=args.output_buckets,
                                            feature_set=FEATURES_KING_MIRRORED if args.king_mirror else FEATURES_PLAIN),
                           None, 0)
     net, m, v, adam_steps, start_epoch, saved = load_checkpoint(args.resume)
-    if args.hidden is not None and args.hidden != net.hidden:
+    if "hidden" in given and args.hidden != net.hidden:
         raise ValueError(f"--hidden {args.hidden} differs from the checkpoint's {net.hidden}; leave --hidden out")
-    if args.output_buckets is not None and args.output_buckets != net.buckets:
+    if "output_buckets" in given and args.output_buckets != net.buckets:
         raise ValueError(f"--output-buckets {args.output_buckets} differs from the checkpoint's {net.buckets}; "
                          f"leave --output-buckets out")
-    if args.king_mirror and net.feature_set != FEATURES_KING_MIRRORED:
-        raise ValueError("--king-mirror differs from the checkpoint's plain inputs; leave --king-mirror out")
+    if "king_mirror" in given and args.king_mirror != (net.feature_set == FEATURES_KING_MIRRORED):
+        raise ValueError(f"--{'' if args.king_mirror else 'no-'}king-mirror differs from the checkpoint's "
+                         f"{'king-mirrored' if net.feature_set == FEATURES_KING_MIRRORED else 'plain'} inputs; "
+                         f"leave it out")
     check_hidden(net.hidden)
     if saved.get("seed") != args.seed:
         # The seed draws the validation positions: another one would train on some of them.
@@ -651,7 +689,9 @@ def train(argv: Sequence[str]) -> int:
     total_steps = steps_per_epoch * args.epochs
     checkpoint_dir = args.checkpoint_dir
     command = "python -m tools.nnue_train " + shlex.join(str(a) for a in argv)
-    config = {"hidden": net.hidden, "buckets": net.buckets, "command": command, "seed": args.seed}
+    config = {"hidden": net.hidden, "buckets": net.buckets, "command": command, "seed": args.seed,
+              "scale": args.scale, "recipe": args.recipe.name}
+    print(f"recipe {args.recipe.name}: {args.recipe.path}", flush=True)
     print(f"{len(train_idx):,} training positions, {len(val_idx):,} validation; hidden {net.hidden}, "
           f"{net.buckets} output bucket{'s' if net.buckets > 1 else ''}, "
           f"{'king-mirrored' if net.feature_set == FEATURES_KING_MIRRORED else 'plain'} inputs, "
@@ -681,8 +721,9 @@ def train(argv: Sequence[str]) -> int:
                 continue
             save_checkpoint(checkpoint_dir / f"epoch-{epoch + 1:04d}.npz", trainer, epoch + 1, config)
             if args.net_every_epoch:
+                description = describe(args.recipe, command, data, args.inputs, epoch + 1, val_loss)
                 write_net(args.out.with_name(f"{args.out.stem}.epoch{epoch + 1}{args.out.suffix}"),
-                          quantise(net, args.scale, describe(command, data, args.inputs, epoch + 1, val_loss)))
+                          quantise(net, args.scale, description))
         if math.isnan(val_loss) and len(val_idx):
             val_loss = trainer.loss(val_data, val_idx)   # a resumed run with no epoch left to train
     finally:
@@ -693,15 +734,18 @@ def train(argv: Sequence[str]) -> int:
             print(f"training speed: {max(speeds):,.0f} pos/s best epoch, {mean:,.0f} pos/s mean over {len(speeds)} "
                   f"epochs (hidden {net.hidden}, batch {args.batch}, {args.threads} threads)")
         return 0
-    write_net(args.out, quantise(net, args.scale, describe(command, data, args.inputs, args.epochs, val_loss)))
+    description = describe(args.recipe, command, data, args.inputs, args.epochs, val_loss)
+    write_net(args.out, quantise(net, args.scale, description))
     print(f"net written to {args.out}")
     return 0
 
 
-def describe(command: str, data: Records, inputs: Sequence[Path], epochs: int, val_loss: float) -> str:
-    """The net's description: how to make it again."""
+def describe(recipe: Recipe, command: str, data: Records, inputs: Sequence[Path], epochs: int,
+             val_loss: float) -> str:
+    """The net's description: how to make it again (the recipe, then the command's flags over it)."""
     names = ", ".join(str(path) for path in inputs)
-    return f"{command} | data: {len(data)} positions ({names}) | epochs: {epochs} | val loss: {val_loss:.6f}"
+    return (f"recipe: {recipe.name} | {command} | data: {len(data)} positions ({names}) | epochs: {epochs} | "
+            f"val loss: {val_loss:.6f}")
 
 
 def main(argv: Sequence[str] | None = None) -> int:

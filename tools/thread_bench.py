@@ -23,6 +23,8 @@ import threading
 import time
 from dataclasses import dataclass
 
+from search.limits import MAX_THREADS
+
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -121,19 +123,19 @@ def shown(values: list[float]) -> str:
 
 def add_engine_arguments(parser: argparse.ArgumentParser, threads: str, mode: str) -> None:
     """--threads, --mode and --engine, which the thread tools share, with these defaults."""
-    parser.add_argument("--threads", default=threads, help="Threads values, comma-separated (1..256)")
+    parser.add_argument("--threads", default=threads, help=f"Threads values, comma-separated (1..{MAX_THREADS})")
     parser.add_argument("--mode", choices=("AlphaBeta", "MCTS"), default=mode, help="the SearchMode option")
     parser.add_argument("--engine", default=f"{sys.executable} -m uci_engine", help="the engine's command line")
 
 
 def thread_counts(parser: argparse.ArgumentParser, text: str) -> list[int]:
-    """The Threads values of --threads; a usage error (exit 2) unless each is from 1 to 256."""
+    """The Threads values of --threads; a usage error (exit 2) unless each is from 1 to MAX_THREADS."""
     try:
         counts = [int(part) for part in text.split(",")]
     except ValueError:
         parser.error(f"--threads: expected whole numbers separated by commas, not {text!r}")
-    if not counts or any(not 1 <= count <= 256 for count in counts):
-        parser.error("--threads: each value must be from 1 to 256")
+    if not counts or any(not 1 <= count <= MAX_THREADS for count in counts):
+        parser.error(f"--threads: each value must be from 1 to {MAX_THREADS}")
     return counts
 
 

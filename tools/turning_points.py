@@ -25,6 +25,7 @@ import chess
 import chess.engine
 import chess.pgn
 
+from search.board.position import PAWN_UNITS
 from tools.arguments import USAGE_ERROR, ToolParser, fail, parse, readable_file
 from tools.clock_stats import read_games
 from tools.endgame_misjudged import player_games
@@ -34,8 +35,8 @@ from tools.wdl_fit import comment_score
 # A referee's mate score counts as this many centipawns, so that one drop into a mate does not
 # outweigh every other figure of a tally.
 SCORE_CAP = 1_500
-# The pieces' worth for the phase (pawns do not count): the start position has 62.
-PHASE_WORTH = {chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9}
+# The pieces' worth for the phase (search/board/material.pxd; pawns do not count): the start position has 62.
+PHASE_PIECES = (chess.KNIGHT, chess.BISHOP, chess.ROOK, chess.QUEEN)
 ENDGAME_MATERIAL = 26       # at most this much of both sides' pieces together is an endgame
 OPENING_PLIES = 24          # the game's first 12 moves (the book's included) are the opening
 
@@ -64,7 +65,7 @@ def phase(board: chess.Board, ply: int) -> str:
     pieces on the board (both sides, 3/3/5/9), else `middlegame`."""
     if ply < OPENING_PLIES:
         return "opening"
-    material = sum(worth * len(board.pieces(kind, colour)) for kind, worth in PHASE_WORTH.items()
+    material = sum(PAWN_UNITS[chess.piece_symbol(kind)] * len(board.pieces(kind, colour)) for kind in PHASE_PIECES
                    for colour in chess.COLORS)
     return "endgame" if material <= ENDGAME_MATERIAL else "middlegame"
 

@@ -15,9 +15,8 @@ import chess
 import chess.engine
 import chess.syzygy
 
+from search.scores import MATE_CP  # the one engine module the runner shares (pure Python)
 from tournaments.config import AdjudicationConfig, ConfigError
-
-MATE_CP = 100_000
 
 
 @dataclass(frozen=True)

@@ -25,15 +25,15 @@ if TYPE_CHECKING:
     from eval.nnue import Network
     from search.board.position import PerftStop, Position
     from search.searcher import Searcher
-from uci_engine import ENGINE_AUTHOR, ENGINE_NAME, ENGINE_VERSION, core
+from uci_engine import ENGINE_AUTHOR, ENGINE_NAME, ENGINE_VERSION, book, core
 from uci_engine.book import OpeningBook
 from uci_engine.display import board_lines
-from uci_engine.evaluation import EvaluationChoice
+from uci_engine.evaluation import EvaluationChoice, call_within, failure_reason
 from uci_engine.jobs import Answer, Job, SearchJob, TaskJob
 from uci_engine.options import OptionError, OptionValue, build_options, shown
 from uci_engine.output import Output, format_info
 from uci_engine.parsing import CommandError, parse_go, parse_position, parse_setoption
-from uci_engine.strength import LEVEL_SWITCHES, LineCollector, level_from_options
+from uci_engine.strength import level_from_options, level_switches, search_at_level
 from uci_engine.tablebases import Tablebases
 from uci_engine.wdl import wdl_per_mille
 
@@ -217,14 +217,15 @@ class UciEngine:
             # As made: the adopted techniques, less KESTREL_SEARCH_OFF, plus KESTREL_SEARCH_ON.
             self._full_switches[mode] = dict(getattr(searcher, "switches", {}))
         if mode == "AlphaBeta":
-            # A level searches without LEVEL_SWITCHES' techniques; full strength with them again.
-            at_level = level is not None
-            if applied.get("level switches", _UNSET) != at_level:
-                switches = self._full_switches[mode] | (LEVEL_SWITCHES if at_level else {})
+            # A level searches with its switches (strength.level_switches); full strength with its own.
+            full = self._full_switches[mode]
+            switches = full if level is None else level_switches(level, full)
+            switched_off = " ".join(sorted(name for name, on in switches.items() if not on))
+            if applied.get("level switches", _UNSET) != switched_off:
                 configure = getattr(searcher, "configure", None)
                 if configure is not None:
                     configure(**switches)
-                applied["level switches"] = at_level
+                applied["level switches"] = switched_off
         for option in self.options:
             if option.apply is None or (option.modes and mode not in option.modes):
                 continue
@@ -295,12 +296,7 @@ class UciEngine:
         if self.debug:
             self.out.info_string(f"{option.name} = {option.value}")
         if option.name == "BookFile":
-            try:
-                self._book.open(str(option.value))
-            except Exception as exc:  # any failure (MemoryError too) leaves no book, never a stale one
-                reason = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-                self.out.info_string(f"BookFile {shown(str(option.value), 200)} cannot be read "
-                                     f"({reason}); no book in use")
+            self._open_book(str(option.value))
         elif option.name == "Clear Hash":
             self._clear_pending = True
         elif option.name == "EvalFile":
@@ -318,6 +314,19 @@ class UciEngine:
                 self._sync()
             else:
                 self.out.info_string(f"{option.name} takes effect when the current search ends")
+
+    def _open_book(self, path: str) -> None:
+        """Play from the book at `path` ("" for none), read off this thread (uci_engine/book.py)."""
+        self._book.close()          # whatever happens below, a failure leaves no book, never a stale one
+        if not path:
+            return
+        try:
+            reader = call_within(lambda: book.read_book(path), book.READ_WAIT_S, "BookFile reader")
+        except Exception as exc:  # any failure (MemoryError too) costs the book, never the engine
+            self.out.info_string(f"BookFile {shown(path, 200)} cannot be read ({failure_reason(exc)}); "
+                                 "no book in use")
+            return
+        self._book.use(path, reader)
 
     def _set_position(self, args: list[str], line: str) -> None:
         fen, moves = parse_position(args)
@@ -407,17 +416,9 @@ class UciEngine:
             self.out.info_string(notice)
         self._level_notice = notice
         # A weaker level sees less (fewer nodes) and looks at a few moves to choose from.
-        searcher.multipv = max(multipv, level.lines)
-        limits = dataclasses.replace(limits, nodes=min(limits.nodes or level.nodes, level.nodes))
         if self.debug:
             self.out.info_string(f"strength: Elo {level.elo}, {level.nodes} nodes, {level.lines} lines")
-
-        def weakened() -> SearchResult:
-            lines = LineCollector(self._on_info, level.lines)
-            result = searcher.search(root, limits, lines)
-            return level.choose(result, lines.complete, self._rng)
-
-        return weakened
+        return lambda: search_at_level(searcher, root, limits, level, self._rng, self._on_info, multipv)[0]
 
     def _consult_tablebases(self, root: Position, legal: list[str], limits: SearchLimits) -> Answer | None:
         """Play a tablebase position from the tables, or narrow the search to the moves that keep

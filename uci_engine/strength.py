@@ -17,6 +17,9 @@ lines between anchors (nodes on a log scale), fitted to games against Stockfish 
 `UCI_Elo` (docs/play.md).  The curve ends where it meets full strength: `UCI_Elo` from there up
 (the option's maximum) asks for no weakening.  A level searches on one thread whatever `Threads`
 says, so its play does not depend on thread timing; the node budget is the same on any machine.
+
+`search_at_level` is how a level searches and chooses; the UCI loop, the tests and the levels'
+signature (tools/levels_record.py) all go through it, so what is tested is what plays.
 """
 
 from __future__ import annotations
@@ -28,9 +31,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from eval.nnue import Network
+from search.alphabeta_searcher import AlphaBetaSearcher
+from search.board.position import Position
 from search.info import Info, SearchInfo, SearchResult
-
-MATE_CP = 100_000                                     # a mate score's size when comparing lines
+from search.limits import SearchLimits
+from search.scores import MATE_CP
 
 
 @dataclass(frozen=True)
@@ -56,9 +62,11 @@ class StrengthLevel:
         return [weight / total for weight in weights] if total > 0 else weights
 
     def choose(self, result: SearchResult, lines: Sequence[SearchInfo], rng: random.Random) -> SearchResult:
-        """The move to play: the search's best, or now and then one of the next best lines."""
+        """The move to play: the search's best, or now and then one of the next best lines.  A mate
+        the search has found is played as found: a player who sees a mate plays it, and a choice
+        among mates of different lengths can wander and lose the win to the 50-move rule."""
         candidates = [line for line in lines if line.pv]
-        if len(candidates) < 2 or self.temperature <= 0:
+        if len(candidates) < 2 or self.temperature <= 0 or (result.score[0] == "mate" and result.score[1] > 0):
             return result
         chosen = rng.choices(candidates, weights=self.chances(candidates))[0]
         if chosen.pv[0] == result.best_move:
@@ -68,24 +76,41 @@ class StrengthLevel:
                                    score=chosen.score)
 
 
-# The fitted curve (docs/play.md has the games).  The last anchor is where the curve meets full
-# strength: its numbers are what full strength amounts to at 10 s + 0.1 s (no choice among lines,
-# more nodes than that clock lets it search), and from its Elo up no weakening is asked for.
+# The curve (docs/play.md has the games; uci_engine/levels_record.json says which anchors were
+# measured, with which net, and binds them to how the levels play).  1320, 1700 and 2100 were fitted
+# with kestrel-6.  The last anchor is where the curve meets full strength: its numbers are what full
+# strength amounts to at 10 s + 0.1 s (no choice among lines, more nodes than that clock lets it
+# search), and from its Elo up no weakening is asked for; kestrel-8 at full strength scored 50.1%
+# against Stockfish at UCI_Elo 2500 over 600 games (ledger st-sf2500-284d86b, -8af13ff-73, -74).
+# 2300 is not measured: it is the straight line's middle between 2100 and the top.
 CURVE: tuple[StrengthLevel, ...] = (
     StrengthLevel(1320, nodes=736, lines=4, temperature=51.8, margin=175.3),
     StrengthLevel(1700, nodes=4_385, lines=4, temperature=33.3, margin=115.5),
     StrengthLevel(2100, nodes=75_000, lines=2, temperature=13.1, margin=49.9),
-    StrengthLevel(2300, nodes=2_000_000, lines=1, temperature=0.0, margin=0.0),
+    StrengthLevel(2300, nodes=387_298, lines=2, temperature=6.6, margin=25.0),
+    StrengthLevel(2500, nodes=2_000_000, lines=1, temperature=0.0, margin=0.0),
 )
 MIN_ELO = CURVE[0].elo
 FULL_STRENGTH_ELO = CURVE[-1].elo
 
-# Search techniques a level searches without (alpha-beta configure() switches), whatever the
-# environment asks.  The curve was fitted without singular extensions, which were adopted from
-# games at 2 s + 0.02 s; at a level's node budget they cost strength instead: with them UCI_Elo
-# 1900 (18,135 nodes) played about 1763 over 120 games, against 1865 without (docs/play.md).
-# Correction history came after the curve too, and stays out until a calibration round measures it.
+# Search techniques a level up to LEVEL_SWITCHES_UP_TO searches without (alpha-beta configure()
+# switches), whatever the environment asks.  The curve was fitted without singular extensions, which
+# were adopted from games at 2 s + 0.02 s; at a small node budget they cost strength instead: with
+# them UCI_Elo 1900 (18,135 nodes) played about 1763 over 120 games, against 1865 without
+# (docs/play.md).  Correction history came after the curve too.  Above 2100 a level searches as full
+# strength does, so that the curve runs into full strength without a step (the two techniques are
+# worth some 90 Elo at 2 s + 0.02 s together); at 2100's budget singular extensions were worth nothing
+# either way (2059 with them, 2065 without, kestrel-6), so the step sits where it is smallest.
 LEVEL_SWITCHES: dict[str, bool] = {"singular_extension": False, "correction_history": False}
+LEVEL_SWITCHES_UP_TO = 2100
+
+# Against a bare king a level plays its best line with at least this many nodes.  A player who
+# has K+Q or K+R against K mates; a level that cannot is a known complaint about limited engines.
+# The evaluation gives no sense of progress there (every move keeps the same won score), and at
+# 736 nodes the weakest level drew most K+Q v K and K+R v K starts by the 50-move rule, even
+# without its randomness (and 20,000 nodes drew one of 16); with 60,000 it mated all 16
+# (tests/test_levels.py plays such games).
+BARE_KING_NODES = 60_000
 
 
 def _centipawns(line: SearchInfo) -> float:
@@ -119,9 +144,54 @@ def level_for_elo(elo: int, curve: Sequence[StrengthLevel] = CURVE) -> StrengthL
     return between(curve[upper - 1], curve[upper], elo)
 
 
+def level_switches(level: StrengthLevel, full: dict[str, bool]) -> dict[str, bool]:
+    """The searcher's switches at `level`, from full strength's `full` (LEVEL_SWITCHES says why)."""
+    return full | LEVEL_SWITCHES if level.elo <= LEVEL_SWITCHES_UP_TO else dict(full)
+
+
+def new_level_searcher(level: StrengthLevel, network: Network | None, hash_mb: int = 16) -> AlphaBetaSearcher:
+    """A fresh searcher set up as the engine sets one up for `level` (the UCI loop keeps its own,
+    with the environment's switches): one thread, the level's switches, `network` (None: the
+    weighted evaluation)."""
+    searcher = AlphaBetaSearcher(hash_mb=hash_mb, threads=1)
+    searcher.configure(**level_switches(level, searcher.switches))
+    searcher.set_network(network)
+    return searcher
+
+
+def search_at_level(searcher: LevelSearcher, root: Position, limits: SearchLimits, level: StrengthLevel,
+                    rng: random.Random, forward: Callable[[Info], None] = lambda info: None,
+                    multipv: int = 1) -> tuple[SearchResult, list[SearchInfo]]:
+    """One move at `level`: the search within its node budget, its best `level.lines` lines, and
+    the move chosen among them (reports go on to `forward`); the result and the lines."""
+    if against_a_bare_king(root):
+        level = dataclasses.replace(level, nodes=max(level.nodes, BARE_KING_NODES), lines=1, temperature=0.0)
+    searcher.multipv = max(multipv, level.lines)
+    limits = dataclasses.replace(limits, nodes=min(limits.nodes or level.nodes, level.nodes))
+    lines = LineCollector(forward, level.lines)
+    result = searcher.search(root, limits, lines)
+    return level.choose(result, lines.complete, rng), lines.complete
+
+
+def against_a_bare_king(root: Position) -> bool:
+    """Whether the side not to move has its king alone."""
+    placement = root.fen().split()[0]
+    theirs = [piece for piece in placement if piece.isalpha() and piece.islower() == root.turn]
+    return theirs in (["k"], ["K"])
+
+
 def elo_for_skill(skill: int) -> int:
     """`Skill Level` 0..20 evenly on the UCI_Elo scale: 0 is MIN_ELO, 20 full strength."""
     return round(MIN_ELO + (FULL_STRENGTH_ELO - MIN_ELO) * min(max(skill, 0), 20) / 20)
+
+
+class LevelSearcher(Protocol):
+    """What search_at_level needs of a searcher (both searchers' common face)."""
+
+    multipv: int
+
+    def search(self, position: Position, limits: SearchLimits | None = None,
+               on_info: Callable[[Info], None] | None = None) -> SearchResult: ...
 
 
 class Options(Protocol):

@@ -62,12 +62,6 @@ cdef inline Bitboard bishop_attacks(int square, Bitboard occupied) noexcept nogi
 cdef inline Bitboard queen_attacks(int square, Bitboard occupied) noexcept nogil:
     return rook_attacks(square, occupied) | bishop_attacks(square, occupied)
 
-cdef inline Bitboard pawn_pushes_bb(Bitboard pawns, int colour) noexcept nogil:
-    """Squares one step ahead of the given pawns (before any occupancy test)."""
-    if colour == 0:
-        return pawns << 8
-    return pawns >> 8
-
 cdef inline Bitboard pawn_attacks_bb(Bitboard pawns, int colour) noexcept nogil:
     """All squares attacked by a set of pawns of one colour."""
     if colour == 0:

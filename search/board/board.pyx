@@ -116,6 +116,16 @@ cdef inline bint any_legal_ep(const Board* b, int ep_square) noexcept nogil:
 
 # ---------------------------------------------------------------- make / unmake
 
+cdef inline int castled_king_square(int colour, bint king_side) noexcept nogil:
+    """Where the king stands after castling (g1/c1, g8/c8), in Chess960 as in standard chess."""
+    return (6 if king_side else 2) + 56 * colour
+
+
+cdef inline int castled_rook_square(int colour, bint king_side) noexcept nogil:
+    """Where the castling rook stands after castling (f1/d1, f8/d8)."""
+    return (5 if king_side else 3) + 56 * colour
+
+
 cdef inline void record_change(UndoRecord* rec, int piece, int from_sq, int to_sq) noexcept nogil:
     cdef PieceChange* change = &rec.changes[rec.change_count]
     change.piece = <uint8_t>piece
@@ -124,24 +134,30 @@ cdef inline void record_change(UndoRecord* rec, int piece, int from_sq, int to_s
     rec.change_count += 1
 
 
-cdef void do_move(Board* b, Move m) noexcept nogil:
+cdef inline UndoRecord* push_undo(Board* b, Move m) noexcept nogil:
+    """The next undo record, holding what the move `m` (or MOVE_NULL) cannot recompute when undone."""
     cdef UndoRecord* rec = &b.history[b.game_ply]
+    b.game_ply += 1
+    rec.key = b.key
+    rec.checkers = b.checkers
+    rec.move = m
+    rec.captured = NO_PIECE
+    rec.castling = b.castling
+    rec.ep_square = b.ep_square
+    rec.halfmove_clock = b.halfmove_clock
+    rec.plies_from_null = b.plies_from_null
+    rec.change_count = 0
+    return rec
+
+
+cdef void do_move(Board* b, Move m) noexcept nogil:
+    cdef UndoRecord* rec = push_undo(b, m)
     cdef int us = b.side_to_move, them = 1 - b.side_to_move
     cdef int from_sq = move_from(m), to_sq = move_to(m), kind = move_kind(m)
     cdef int piece = b.squares[from_sq], captured = NO_PIECE
     cdef int captured_sq, rook_to, king_to, promoted, double_push_ep = NO_SQUARE
     cdef Bitboard key = b.key
     cdef int old_castling = b.castling
-
-    b.game_ply += 1
-    rec.key = b.key
-    rec.checkers = b.checkers
-    rec.move = m
-    rec.castling = b.castling
-    rec.ep_square = b.ep_square
-    rec.halfmove_clock = b.halfmove_clock
-    rec.plies_from_null = b.plies_from_null
-    rec.change_count = 0
 
     if b.ep_square != NO_SQUARE:
         key ^= ZOBRIST_EP_FILE[file_of(b.ep_square)]
@@ -151,12 +167,8 @@ cdef void do_move(Board* b, Move m) noexcept nogil:
 
     if kind == MOVE_CASTLING:
         # to_sq holds the rook; lift both pieces first, as they may swap squares in Chess960.
-        if to_sq > from_sq:
-            king_to = 6 + 56 * us
-            rook_to = 5 + 56 * us
-        else:
-            king_to = 2 + 56 * us
-            rook_to = 3 + 56 * us
+        king_to = castled_king_square(us, to_sq > from_sq)
+        rook_to = castled_rook_square(us, to_sq > from_sq)
         remove_piece(b, from_sq)
         remove_piece(b, to_sq)
         put_piece(b, make_piece(us, KING), king_to)
@@ -228,12 +240,8 @@ cdef void undo_move(Board* b) noexcept nogil:
     cdef int king_to, rook_to
 
     if kind == MOVE_CASTLING:
-        if to_sq > from_sq:
-            king_to = 6 + 56 * us
-            rook_to = 5 + 56 * us
-        else:
-            king_to = 2 + 56 * us
-            rook_to = 3 + 56 * us
+        king_to = castled_king_square(us, to_sq > from_sq)
+        rook_to = castled_rook_square(us, to_sq > from_sq)
         remove_piece(b, king_to)
         remove_piece(b, rook_to)
         put_piece(b, make_piece(us, KING), from_sq)
@@ -262,17 +270,7 @@ cdef void undo_move(Board* b) noexcept nogil:
 
 cdef void do_null_move(Board* b) noexcept nogil:
     """Pass the turn (for null-move pruning); never called while in check."""
-    cdef UndoRecord* rec = &b.history[b.game_ply]
-    b.game_ply += 1
-    rec.key = b.key
-    rec.checkers = b.checkers
-    rec.move = MOVE_NULL
-    rec.captured = NO_PIECE
-    rec.castling = b.castling
-    rec.ep_square = b.ep_square
-    rec.halfmove_clock = b.halfmove_clock
-    rec.plies_from_null = b.plies_from_null
-    rec.change_count = 0
+    push_undo(b, MOVE_NULL)
     if b.ep_square != NO_SQUARE:
         b.key ^= ZOBRIST_EP_FILE[file_of(b.ep_square)]
         b.ep_square = NO_SQUARE
@@ -385,8 +383,8 @@ cdef void add_castling_right(Board* b, int colour, int rook_sq) noexcept nogil:
     cdef bint king_side = rook_sq > ksq
     cdef int index = 2 * colour + (0 if king_side else 1)
     cdef int right = 1 << index
-    cdef int king_to = (6 if king_side else 2) + 56 * colour
-    cdef int rook_to = (5 if king_side else 3) + 56 * colour
+    cdef int king_to = castled_king_square(colour, king_side)
+    cdef int rook_to = castled_rook_square(colour, king_side)
     b.castling |= right
     b.castling_rook_square[index] = rook_sq
     b.castling_rights_mask[ksq] &= ~right

@@ -1,6 +1,7 @@
 """Type stub of the compiled module search.board.position (see position.pyx)."""
 
 STARTING_FEN: str
+PAWN_UNITS: dict[str, int]
 
 class PerftStop:
     """A flag that ends a running `Position.divide` from another thread."""

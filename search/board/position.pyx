@@ -11,6 +11,7 @@ from search.board.types cimport (
     Move, MoveList, MOVE_NONE, WHITE, NO_PIECE, MAX_GAME_PLY,
 )
 from search.board.bitboard cimport popcount
+from search.board.material cimport pawn_units
 from search.board.board cimport (
     Board, set_fen, get_fen, move_to_uci, do_move, undo_move, repetition_count,
     is_insufficient_material, side_has_insufficient_material, compute_key, drop_old_history,
@@ -21,6 +22,9 @@ from search.board.perft cimport perft as c_perft, perft_until
 from typing import Dict, List, Optional
 
 from search.board.board import STARTING_FEN
+
+# Each piece's worth in pawns by its lower-case FEN letter (search/board/material.pxd), for Python's tallies.
+PAWN_UNITS: Dict[str, int] = {letter: pawn_units(piece_type) for piece_type, letter in enumerate("pnbrqk")}
 
 # Room kept for the search path on top of the game's history.
 cdef int GAME_HISTORY_LIMIT = MAX_GAME_PLY - 256

@@ -1,0 +1,75 @@
+"""The suite's parallel run keeps the serial tests apart (tests/serial_phase.py): a small suite run
+with two workers shows that every serial test starts after every other test has ended, that the
+serial tests run one at a time on one worker, and that the others did run side by side."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+TESTS = Path(__file__).resolve().parent
+
+SUITE = '''
+import os
+import time
+
+import pytest
+
+
+def record(kind):
+    start = time.time()
+    time.sleep(0.2)
+    with open(os.environ["PHASE_LOG"], "a") as log:
+        log.write(f"{kind} {start} {time.time()} {os.environ['PYTEST_XDIST_WORKER']}\\n")
+
+
+@pytest.mark.parametrize("index", range(4))
+def test_parallel(index):
+    record("parallel")
+
+
+@pytest.mark.serial
+@pytest.mark.parametrize("index", range(2))
+def test_serial(index):
+    record("serial")
+
+
+@pytest.mark.parametrize("index", range(4))
+def test_parallel_after(index):
+    record("parallel")
+'''
+
+
+def run_suite(tmp_path: Path, *options: str) -> list[tuple[str, float, float, str]]:
+    (tmp_path / "test_suite.py").write_text(SUITE)
+    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    serial: alone, after the others\n")
+    log = tmp_path / "phases.log"
+    env = {**os.environ, "PHASE_LOG": str(log),
+           "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
+    env.pop("KESTREL_SERIAL_TEST_LISTS", None)       # this run's controller makes its own
+    result = subprocess.run([sys.executable, "-m", "pytest", "-p", "serial_phase", "-n", "2", "-q",
+                             "-p", "no:cacheprovider", *options, str(tmp_path)], cwd=tmp_path, env=env,
+                            capture_output=True, text=True, timeout=120, check=False)
+    assert result.returncode == 0, result.stdout + result.stderr
+    rows = [line.split() for line in log.read_text().splitlines()]
+    return [(kind, float(start), float(end), worker) for kind, start, end, worker in rows]
+
+
+def test_serial_tests_run_last_alone_and_one_at_a_time(tmp_path: Path) -> None:
+    runs = run_suite(tmp_path)
+    parallel = [run for run in runs if run[0] == "parallel"]
+    serial = sorted(run for run in runs if run[0] == "serial")
+    assert len(parallel) == 8 and len(serial) == 2
+    assert min(start for _, start, _, _ in serial) >= max(end for _, _, end, _ in parallel)
+    assert len({worker for *_, worker in serial}) == 1
+    assert all(serial[i][2] <= serial[i + 1][1] for i in range(len(serial) - 1))
+    # The parallel phase did use both workers at once: some two of its tests overlapped.
+    assert len({worker for *_, worker in parallel}) == 2
+    assert any(a[1] < b[2] and b[1] < a[2] for a in parallel for b in parallel if a[3] != b[3])
+
+
+def test_a_run_that_deselects_the_serial_tests_ends_normally(tmp_path: Path) -> None:
+    runs = run_suite(tmp_path, "-m", "not serial")
+    assert len(runs) == 8 and {run[0] for run in runs} == {"parallel"}
