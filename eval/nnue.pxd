@@ -57,6 +57,11 @@ cdef void refresh_accumulators(const NetworkWeights* net, const Board* b, int16_
 # order, its piece count the output bucket.
 cdef int network_output(const NetworkWeights* net, const int16_t* acc, const Board* b) noexcept nogil
 
+# The loops over hidden units (eval/nnue_simd.h): `simd` true, the fastest this CPU runs (AVX2 on
+# x86-64 CPUs that have it, chosen when eval.nnue is imported); false, the portable C, which gives
+# the same numbers (tests compare the two).  Not while a search runs.  Returns 1 for AVX2, 0 portable.
+cdef int nnue_select_kernels(bint simd) noexcept nogil
+
 # Size the stack for `net` and forget slots another network made; -1 when memory is short.
 cdef int stack_prepare(AccumulatorStack* stack, const NetworkWeights* net) noexcept nogil
 cdef void stack_free(AccumulatorStack* stack) noexcept nogil

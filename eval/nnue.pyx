@@ -19,8 +19,9 @@ The accumulators are kept per search thread (AccumulatorStack) and brought up to
 only a position that is evaluated needs them, and it is reached from the nearest ancestor
 whose accumulators are known by replaying the board's change records (a move adds and
 subtracts two to four weight rows); a king-mirrored net computes a position afresh when the
-walk would cross a king's move between files d and e.  The loops are plain C over int16 that the
-compiler turns into vector code at -O3 on any x86-64 or ARM64 target, without intrinsics.
+walk would cross a king's move between files d and e.  The loops over the hidden units are
+eval/nnue_simd.h's: AVX2 where the CPU has it (chosen when this module is imported, also in a
+portable build), else portable C that the compiler vectorises; both give the same numbers.
 """
 
 from libc.stdint cimport int16_t, int32_t, int64_t, uint64_t
@@ -41,9 +42,22 @@ from typing import Any
 cdef extern from "aligned.h" nogil:
     void* kestrel_aligned_calloc(size_t nbytes, void** block)
 
+# The hot loops, in portable C and AVX2, and the switch between them (eval/nnue_simd.h).
+cdef extern from "nnue_simd.h" nogil:
+    enum:
+        KESTREL_NNUE_KERNELS_AVX2
+    int kestrel_nnue_kernels
+    int kestrel_nnue_select_kernels(int simd)
+    void kestrel_nnue_rows(int16_t* dst, const int16_t* src, const int16_t** adds, int add_count,
+                           const int16_t** subs, int sub_count, int n)
+    int64_t kestrel_nnue_screlu(const int16_t* acc, const int16_t* w, int n, int16_t qa, int chunk)
+
 cdef enum:
     INT32_LIMIT = 2147483647
     INT16_LIMIT = 32767
+
+# The fastest kernels this CPU runs, chosen once, before any search starts.
+kestrel_nnue_select_kernels(1)
 
 # Every network made gets the next number: a stack compares numbers, never addresses, which
 # a new network may reuse after an old one is freed.
@@ -79,54 +93,24 @@ cdef inline bint king_changes_wing(const UndoRecord* rec) noexcept nogil:
     return False
 
 
-# ---------------------------------------------------------------- vector loops
-#
-# Each is one pass over `n` int16 lanes; gcc -O3 makes them SSE2 paddw/psubw loops (see
-# docs/nnue.md for the check).  int16 arithmetic wraps (the build has -fwrapv), which keeps
-# incremental and full computations equal even for a network whose sums overflow.
-
-cdef inline void add_row(int16_t* acc, const int16_t* row, int n) noexcept nogil:
-    cdef int j
-    for j in range(n):
-        acc[j] = acc[j] + row[j]
-
-cdef inline void sub_row(int16_t* acc, const int16_t* row, int n) noexcept nogil:
-    cdef int j
-    for j in range(n):
-        acc[j] = acc[j] - row[j]
-
-cdef inline void add_sub(int16_t* dst, const int16_t* src, const int16_t* add0, const int16_t* sub0,
-                         int n) noexcept nogil:
-    cdef int j
-    for j in range(n):
-        dst[j] = src[j] + add0[j] - sub0[j]
-
-cdef inline void add_sub_sub(int16_t* dst, const int16_t* src, const int16_t* add0, const int16_t* sub0,
-                             const int16_t* sub1, int n) noexcept nogil:
-    cdef int j
-    for j in range(n):
-        dst[j] = src[j] + add0[j] - sub0[j] - sub1[j]
-
-cdef inline void add2_sub2(int16_t* dst, const int16_t* src, const int16_t* add0, const int16_t* add1,
-                           const int16_t* sub0, const int16_t* sub1, int n) noexcept nogil:
-    cdef int j
-    for j in range(n):
-        dst[j] = src[j] + add0[j] + add1[j] - sub0[j] - sub1[j]
-
-
 # ---------------------------------------------------------------- the first layer
 
 cdef void refresh_accumulators(const NetworkWeights* net, const Board* b, int16_t* out) noexcept nogil:
-    cdef int n = net.hidden, square, piece
+    cdef int n = net.hidden, square, piece, count = 0
     cdef int white_flip = perspective_flip(net, b, 0), black_flip = perspective_flip(net, b, 1)
     cdef uint64_t pieces = b.occupied
-    memcpy(out, net.feature_bias, n * sizeof(int16_t))
-    memcpy(out + n, net.feature_bias, n * sizeof(int16_t))
+    # A row per piece: the board's FEN check allows at most 32, the arrays hold a square each anyway.
+    cdef const int16_t* white_rows[64]
+    cdef const int16_t* black_rows[64]
     while pieces:
         square = pop_lsb(&pieces)
         piece = b.squares[square]
-        add_row(out, feature_row(net, 0, piece, square, white_flip), n)
-        add_row(out + n, feature_row(net, 1, piece, square, black_flip), n)
+        white_rows[count] = feature_row(net, 0, piece, square, white_flip)
+        black_rows[count] = feature_row(net, 1, piece, square, black_flip)
+        count += 1
+    # All rows of a perspective in one call: the AVX2 kernel sums them in registers.
+    kestrel_nnue_rows(out, net.feature_bias, white_rows, count, NULL, 0, n)
+    kestrel_nnue_rows(out + n, net.feature_bias, black_rows, count, NULL, 0, n)
 
 
 cdef void apply_changes(const NetworkWeights* net, const UndoRecord* rec, const int16_t* src,
@@ -138,8 +122,6 @@ cdef void apply_changes(const NetworkWeights* net, const UndoRecord* rec, const 
     cdef const PieceChange* change
     cdef const int16_t* added[4]
     cdef const int16_t* removed[4]
-    cdef const int16_t* s
-    cdef int16_t* d
     for perspective in range(2):
         adds = 0
         subs = 0
@@ -151,20 +133,7 @@ cdef void apply_changes(const NetworkWeights* net, const UndoRecord* rec, const 
             if change.to_sq != NO_SQUARE:
                 added[adds] = feature_row(net, perspective, change.piece, change.to_sq, flips[perspective])
                 adds += 1
-        s = src + perspective * n
-        d = dst + perspective * n
-        if adds == 1 and subs == 1:             # a quiet move, a promotion
-            add_sub(d, s, added[0], removed[0], n)
-        elif adds == 1 and subs == 2:           # a capture, en passant, a capture-promotion
-            add_sub_sub(d, s, added[0], removed[0], removed[1], n)
-        elif adds == 2 and subs == 2:           # castling
-            add2_sub2(d, s, added[0], added[1], removed[0], removed[1], n)
-        else:                                   # a null move; castling with a piece that stays
-            memcpy(d, s, n * sizeof(int16_t))
-            for i in range(adds):
-                add_row(d, added[i], n)
-            for i in range(subs):
-                sub_row(d, removed[i], n)
+        kestrel_nnue_rows(dst + perspective * n, src + perspective * n, added, adds, removed, subs, n)
 
 
 cdef const int16_t* current_accumulators(AccumulatorStack* stack, const NetworkWeights* net,
@@ -220,28 +189,6 @@ cdef inline int64_t truncated_div(int64_t a, int64_t b) noexcept nogil:
     cdef int64_t q = (a if a >= 0 else -a) // b
     return q if a >= 0 else -q
 
-cdef int64_t screlu_chunked(const int16_t* acc, const int16_t* weights, int n, int16_t qa,
-                            int chunk) noexcept nogil:
-    """sum_j clamp(acc[j], 0, qa)^2 * weights[j], exactly, when |qa * weight| fits an int16 and
-    `chunk` products fit an int32 (the network checked both when it was built): v * w in 16 bits,
-    then (v * w) * v summed in 32 bits, which the compiler makes pmullw and pmaddwd."""
-    cdef int64_t total = 0
-    cdef int32_t part
-    cdef int start = 0, end, j
-    cdef int16_t v, vw
-    while start < n:
-        end = start + chunk if start + chunk < n else n
-        part = 0
-        for j in range(start, end):
-            v = acc[j]
-            v = v if v > 0 else 0
-            v = v if v < qa else qa
-            vw = <int16_t>(v * weights[j])
-            part += vw * v
-        total += part
-        start = end
-    return total
-
 cdef int64_t screlu_wide(const int16_t* acc, const int16_t* weights, int n, int16_t qa) noexcept nogil:
     """The same sum with a 64-bit product per input: exact for any int16 weights."""
     cdef int64_t total = 0
@@ -263,8 +210,8 @@ cdef int network_output(const NetworkWeights* net, const int16_t* acc, const Boa
     cdef int16_t qa = <int16_t>net.qa
     cdef int64_t total, raw, score
     if net.output_chunk > 0:
-        total = (screlu_chunked(us, weights, n, qa, net.output_chunk)
-                 + screlu_chunked(them, weights + n, n, qa, net.output_chunk))
+        total = (kestrel_nnue_screlu(us, weights, n, qa, net.output_chunk)
+                 + kestrel_nnue_screlu(them, weights + n, n, qa, net.output_chunk))
     else:
         total = screlu_wide(us, weights, n, qa) + screlu_wide(them, weights + n, n, qa)
     raw = truncated_div(total, net.qa) + net.output_bias[bucket]
@@ -274,6 +221,15 @@ cdef int network_output(const NetworkWeights* net, const int16_t* acc, const Boa
     if score < -EVAL_LIMIT:
         return -EVAL_LIMIT
     return <int>score
+
+
+cdef int nnue_select_kernels(bint simd) noexcept nogil:
+    return kestrel_nnue_select_kernels(simd)
+
+
+def kernels() -> str:
+    """The loops in use: ``"avx2"``, or ``"portable"`` (C that the compiler vectorises)."""
+    return "avx2" if kestrel_nnue_kernels == KESTREL_NNUE_KERNELS_AVX2 else "portable"
 
 
 cdef int nnue_evaluate(AccumulatorStack* stack, const NetworkWeights* net, const Board* b) noexcept nogil:

@@ -16,7 +16,7 @@ from search.board.movegen cimport parse_uci_move
 from search.board.position cimport Position
 from eval.nnue cimport (
     Network, AccumulatorStack, refresh_accumulators, current_accumulators, network_output, stack_prepare,
-    stack_free,
+    stack_free, nnue_select_kernels,
 )
 
 from typing import List, Tuple
@@ -36,6 +36,12 @@ def nnue_accumulators(Network network not None, Position position not None) -> T
         return accumulator_lists(acc, network.weights.hidden)
     finally:
         PyMem_Free(acc)
+
+
+def use_simd(bint simd) -> bool:
+    """Evaluate with the fastest loops this CPU runs (`simd` true) or the portable ones, in this
+    whole process; whether the AVX2 loops are now in use."""
+    return nnue_select_kernels(simd) == 1
 
 
 cdef class IncrementalNnue:
