@@ -262,6 +262,21 @@ def test_local_workers_write_their_own_shards(tmp_path: Path) -> None:
     assert not os.path.exists(os.path.join(out, datagen.PID_FILE))     # gone with the run
 
 
+def test_a_local_worker_plays_the_games_play_game_plays(tmp_path: Path) -> None:
+    """A local worker receives the settings once, at its start, and plays each game from its number
+    and seed: its shard is, byte for byte, the games play_game makes here."""
+    from dataclasses import replace
+    book = ("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1")
+    settings = replace(FAST, book_lines=book)
+    out = tmp_path / "data"
+    datagen.generate(str(out), 150, settings, seed=6, workers=1, progress_every=0)
+    [shard] = out.glob("*.kgame")
+    games = game_records.scan(str(shard))[0]
+    assert games >= 2
+    assert shard.read_bytes() == b"".join(datagen.play_game(index, 6, settings).data for index in range(games))
+
+
 def _dying_game(index: int, seed: int, settings: datagen.Settings) -> datagen.GameRecords:
     """Game 1's first try kills its worker process; the marker file says it already died once."""
     marker = os.environ["KESTREL_TEST_MARKER"]

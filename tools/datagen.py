@@ -234,7 +234,8 @@ def play_game(index: int, seed: int, settings: Settings) -> GameRecords:
             white_result = side_result if white else RESULT_WIN - side_result
             break
         position.push(result.best_move)
-        board.push_uci(result.best_move)
+        # The search's move is legal: push_uci would check it again, at two thirds of its cost.
+        board.push(chess.Move.from_uci(result.best_move))
         adjudicator.record(value if kind == "cp" else MATE_CP)
         verdict = adjudicator.verdict(board)
         if verdict is not None:
