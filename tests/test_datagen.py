@@ -516,6 +516,22 @@ def test_the_engines_tables_end_games_they_know() -> None:
     assert datagen._tablebase_result(Position("4k3/8/8/8/8/8/PPP5/R3K3 w - - 0 1"), settings) is None
 
 
+def test_positions_with_more_men_than_the_tables_are_not_probed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A probe of a position with more men than the largest table always misses (60 us a ply in
+    5-man endings with the shared 4-man set): it is not made."""
+    probed: list[str] = []
+
+    def probe(fen: str) -> int | None:
+        probed.append(fen)
+        return 0
+
+    monkeypatch.setattr(datagen, "_PROBE", (probe, 4))
+    settings = datagen.Settings(syzygy="tables")
+    assert datagen._tablebase_result(Position("8/8/8/4k3/8/8/1P6/K5RQ w - - 0 1"), settings) is None
+    assert datagen._tablebase_result(Position("8/8/8/4k3/8/8/8/K5RQ w - - 0 1"), settings) == RESULT_DRAW
+    assert probed == ["8/8/8/4k3/8/8/8/K5RQ w - - 0 1"]
+
+
 def test_the_device_burst_script_returns_one_shard_of_whole_games(tmp_path: Path) -> None:
     """tools/device_burst.sh as a lent machine runs it, for a few seconds, with the core as the tests
     have it (--no-build: a build in place would cost CI minutes): the generator is stopped by

@@ -105,7 +105,7 @@ class GameRecords:
 # hash table each time.
 _SEARCHER: Any = None
 _SEARCHER_KEY: tuple[int, str | None, bool] | None = None      # the settings it was made for
-_PROBE: Any = None
+_PROBE: tuple[Callable[[str], int | None], int] | None = None
 _WORKER_SETTINGS: Settings | None = None      # a local worker's, from its start
 
 
@@ -123,14 +123,15 @@ def _searcher(settings: Settings) -> Any:
     return _SEARCHER
 
 
-def _tablebase_probe(settings: Settings) -> Any:
-    """The engine's WDL probe of the tables in ``settings.syzygy`` (fen -> -2..2 or None), once a process."""
+def _tablebase_probe(settings: Settings) -> tuple[Callable[[str], int | None], int]:
+    """The engine's WDL probe of the tables in ``settings.syzygy`` (fen -> -2..2 or None) and the most
+    men a table there holds, once a process."""
     global _PROBE
     if _PROBE is None:
         from uci_engine.tablebases import Tablebases
         tables = Tablebases()
         tables.open(settings.syzygy or "")
-        _PROBE = tables.wdl_prober(fifty_move_rule=True) or (lambda fen: None)
+        _PROBE = (tables.wdl_prober(fifty_move_rule=True) or (lambda fen: None), tables.max_pieces)
     return _PROBE
 
 
@@ -147,10 +148,13 @@ def prepare_player(settings: Settings) -> None:
 
 def _tablebase_result(position: Any, settings: Settings) -> int | None:
     """RESULT_* from the side to move's view when the tables know the position; None otherwise."""
-    if position.castling_rights or sum(position.piece_counts().values()) > 5:
-        return None                    # the tables hold no castling rights, and at most 5 pieces here
+    probe, most_men = _tablebase_probe(settings)
+    # No table holds castling rights, or more men than the largest there (the shared set stops at
+    # 4: a probe of each 5-man position, 13% of them, cost 60 us and always missed).
+    if position.castling_rights or sum(position.piece_counts().values()) > most_men:
+        return None
     try:
-        wdl = _tablebase_probe(settings)(position.fen())
+        wdl = probe(position.fen())
     except (OSError, ValueError, KeyError):      # a damaged table: play the game out
         return None
     if wdl is None:
