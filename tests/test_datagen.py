@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -265,7 +266,7 @@ def test_local_workers_write_their_own_shards(tmp_path: Path) -> None:
 def test_a_local_worker_plays_the_games_play_game_plays(tmp_path: Path) -> None:
     """A local worker receives the settings once, at its start, and plays each game from its number
     and seed: its shard is, byte for byte, the games play_game makes here."""
-    from dataclasses import replace
+    from dataclasses import asdict, replace
     book = ("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
             "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1")
     settings = replace(FAST, book_lines=book)
@@ -275,6 +276,10 @@ def test_a_local_worker_plays_the_games_play_game_plays(tmp_path: Path) -> None:
     games = game_records.scan(str(shard))[0]
     assert games >= 2
     assert shard.read_bytes() == b"".join(datagen.play_game(index, 6, settings).data for index in range(games))
+    # The manifest names every setting but the book's lines.
+    expected = asdict(settings)
+    expected.pop("book_lines")
+    assert json.loads((out / datagen.MANIFEST).read_text())["settings"] == expected
 
 
 def _dying_game(index: int, seed: int, settings: datagen.Settings) -> datagen.GameRecords:
