@@ -282,6 +282,20 @@ def test_a_local_worker_plays_the_games_play_game_plays(tmp_path: Path) -> None:
     assert json.loads((out / datagen.MANIFEST).read_text())["settings"] == expected
 
 
+def test_the_bench_prints_the_digest_of_the_games_it_played(capsys: pytest.CaptureFixture[str]) -> None:
+    """tools.datagen_bench plays the games a worker plays for the same numbers, seed and options: its
+    digest is theirs, so equal digests before and after a change mean the same games."""
+    import hashlib
+
+    from tools import datagen_bench
+    options = ["--soft-nodes", "300", "--hard-nodes", "3000", "--hash", "1", "--random-plies", "6",
+               "--max-plies", "120"]
+    assert datagen_bench.main(["--games", "2", "--first", "3", "--seed", "9", *options]) == 0
+    out = capsys.readouterr().out
+    expected = hashlib.sha256(b"".join(datagen.play_game(index, 9, FAST).data for index in (3, 4))).hexdigest()
+    assert f"records sha256 {expected}" in out and "2 games (3..4, seed 9)" in out, out
+
+
 def _dying_game(index: int, seed: int, settings: datagen.Settings) -> datagen.GameRecords:
     """Game 1's first try kills its worker process; the marker file says it already died once."""
     marker = os.environ["KESTREL_TEST_MARKER"]
