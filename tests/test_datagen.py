@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import signal
@@ -264,6 +265,39 @@ def test_local_workers_write_their_own_shards(tmp_path: Path) -> None:
     assert not os.path.exists(os.path.join(out, datagen.PID_FILE))     # gone with the run
 
 
+def test_a_local_worker_plays_the_games_play_game_plays(tmp_path: Path) -> None:
+    """A local worker receives the settings once, at its start, and plays each game from its number
+    and seed: its shard is, byte for byte, the games play_game makes here."""
+    from dataclasses import asdict, replace
+    book = ("rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1",
+            "rnbqkbnr/pppppppp/8/8/3P4/8/PPP1PPPP/RNBQKBNR b KQkq - 0 1")
+    settings = replace(FAST, book_lines=book)
+    out = tmp_path / "data"
+    datagen.generate(str(out), 150, settings, seed=6, workers=1, progress_every=0)
+    [shard] = out.glob("*.kgame")
+    games = game_records.scan(str(shard))[0]
+    assert games >= 2
+    assert shard.read_bytes() == b"".join(datagen.play_game(index, 6, settings).data for index in range(games))
+    # The manifest names every setting but the book's lines.
+    expected = asdict(settings)
+    expected.pop("book_lines")
+    assert json.loads((out / datagen.MANIFEST).read_text())["settings"] == expected
+
+
+def test_the_bench_prints_the_digest_of_the_games_it_played(capsys: pytest.CaptureFixture[str]) -> None:
+    """tools.datagen_bench plays the games a worker plays for the same numbers, seed and options: its
+    digest is theirs, so equal digests before and after a change mean the same games."""
+    import hashlib
+
+    from tools import datagen_bench
+    options = ["--soft-nodes", "300", "--hard-nodes", "3000", "--hash", "1", "--random-plies", "6",
+               "--max-plies", "120"]
+    assert datagen_bench.main(["--games", "2", "--first", "3", "--seed", "9", *options]) == 0
+    out = capsys.readouterr().out
+    expected = hashlib.sha256(b"".join(datagen.play_game(index, 9, FAST).data for index in (3, 4))).hexdigest()
+    assert f"records sha256 {expected}" in out and "2 games (3..4, seed 9)" in out, out
+
+
 def _dying_game(index: int, seed: int, settings: datagen.Settings) -> datagen.GameRecords:
     """Game 1's first try kills its worker process; the marker file says it already died once."""
     marker = os.environ["KESTREL_TEST_MARKER"]
@@ -501,6 +535,22 @@ def test_the_engines_tables_end_games_they_know() -> None:
     # Castling rights and six pieces are beyond the tables: the game goes on.
     assert datagen._tablebase_result(Position("4k3/8/8/8/8/8/8/R3K3 w Q - 0 1"), settings) is None
     assert datagen._tablebase_result(Position("4k3/8/8/8/8/8/PPP5/R3K3 w - - 0 1"), settings) is None
+
+
+def test_positions_with_more_men_than_the_tables_are_not_probed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A probe of a position with more men than the largest table always misses (60 us a ply in
+    5-man endings with the shared 4-man set): it is not made."""
+    probed: list[str] = []
+
+    def probe(fen: str) -> int | None:
+        probed.append(fen)
+        return 0
+
+    monkeypatch.setattr(datagen, "_PROBE", (probe, 4))
+    settings = datagen.Settings(syzygy="tables")
+    assert datagen._tablebase_result(Position("8/8/8/4k3/8/8/1P6/K5RQ w - - 0 1"), settings) is None
+    assert datagen._tablebase_result(Position("8/8/8/4k3/8/8/8/K5RQ w - - 0 1"), settings) == RESULT_DRAW
+    assert probed == ["8/8/8/4k3/8/8/8/K5RQ w - - 0 1"]
 
 
 @pytest.mark.serial

@@ -46,7 +46,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 from search.limits import MAX_HASH_MB
@@ -106,7 +106,8 @@ class GameRecords:
 # hash table each time.
 _SEARCHER: Any = None
 _SEARCHER_KEY: tuple[int, str | None, bool] | None = None      # the settings it was made for
-_PROBE: Any = None
+_PROBE: tuple[Callable[[str], int | None], int] | None = None
+_WORKER_SETTINGS: Settings | None = None      # a local worker's, from its start
 
 
 def _searcher(settings: Settings) -> Any:
@@ -123,23 +124,38 @@ def _searcher(settings: Settings) -> Any:
     return _SEARCHER
 
 
-def _tablebase_probe(settings: Settings) -> Any:
-    """The engine's WDL probe of the tables in ``settings.syzygy`` (fen -> -2..2 or None), once a process."""
+def _tablebase_probe(settings: Settings) -> tuple[Callable[[str], int | None], int]:
+    """The engine's WDL probe of the tables in ``settings.syzygy`` (fen -> -2..2 or None) and the most
+    men a table there holds, once a process."""
     global _PROBE
     if _PROBE is None:
         from uci_engine.tablebases import Tablebases
         tables = Tablebases()
         tables.open(settings.syzygy or "")
-        _PROBE = tables.wdl_prober(fifty_move_rule=True) or (lambda fen: None)
+        _PROBE = (tables.wdl_prober(fifty_move_rule=True) or (lambda fen: None), tables.max_pieces)
     return _PROBE
+
+
+def prepare_player(settings: Settings) -> None:
+    """What a process sets up once, on its first game (imports, the searcher and its net, the
+    tables), done now: the benchmark keeps it out of its per-game figures."""
+    import chess  # noqa: F401 - imported for its cost
+
+    import tournaments.adjudication  # noqa: F401
+    _searcher(settings)
+    if settings.syzygy:
+        _tablebase_probe(settings)
 
 
 def _tablebase_result(position: Any, settings: Settings) -> int | None:
     """RESULT_* from the side to move's view when the tables know the position; None otherwise."""
-    if position.castling_rights or sum(position.piece_counts().values()) > 5:
-        return None                    # the tables hold no castling rights, and at most 5 pieces here
+    probe, most_men = _tablebase_probe(settings)
+    # No table holds castling rights, or more men than the largest there (the shared set stops at
+    # 4: a probe of each 5-man position, 13% of them, cost 60 us and always missed).
+    if position.castling_rights or sum(position.piece_counts().values()) > most_men:
+        return None
     try:
-        wdl = _tablebase_probe(settings)(position.fen())
+        wdl = probe(position.fen())
     except (OSError, ValueError, KeyError):      # a damaged table: play the game out
         return None
     if wdl is None:
@@ -223,7 +239,8 @@ def play_game(index: int, seed: int, settings: Settings) -> GameRecords:
             white_result = side_result if white else RESULT_WIN - side_result
             break
         position.push(result.best_move)
-        board.push_uci(result.best_move)
+        # The search's move is legal: push_uci would check it again, at two thirds of its cost.
+        board.push(chess.Move.from_uci(result.best_move))
         adjudicator.record(value if kind == "cp" else MATE_CP)
         verdict = adjudicator.verdict(board)
         if verdict is not None:
@@ -290,8 +307,9 @@ class ShardWriter:
         """Flush every shard to disk, then record the games played (the manifest may lag the data)."""
         for handle in self.handles.values():
             os.fsync(handle.fileno())
-        settings = asdict(self.settings)
-        settings.pop("book_lines")
+        # Field by field: asdict() would deep-copy the book's lines (33 ms a sync for 40,457 of them).
+        settings = {field.name: getattr(self.settings, field.name) for field in fields(Settings)
+                    if field.name != "book_lines"}
         path = os.path.join(self.directory, MANIFEST)
         with open(path + ".tmp", "w") as handle:
             json.dump({"seed": self.seed, "games": self.games, "positions": self.positions,
@@ -350,7 +368,8 @@ def _local_games(workers: int, first: int, seed: int, settings: Settings) -> Ite
     next_index = first
     replay: list[int] = []
     while True:
-        pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, initializer=_ignore_stop_signals)
+        pool = concurrent.futures.ProcessPoolExecutor(max_workers=workers, initializer=_start_local_worker,
+                                                      initargs=(settings,))
         pending: dict[concurrent.futures.Future[GameRecords], int] = {}
         try:
             while True:
@@ -359,7 +378,7 @@ def _local_games(workers: int, first: int, seed: int, settings: Settings) -> Ite
                         index = replay.pop()
                     else:
                         index, next_index = next_index, next_index + 1
-                    pending[pool.submit(play_game, index, seed, settings)] = index
+                    pending[pool.submit(_play_local_game, index, seed)] = index
                 done, _ = concurrent.futures.wait(pending, return_when=concurrent.futures.FIRST_COMPLETED)
                 # In game order: a set's order is arbitrary, and games finished together should
                 # not overtake each other.
@@ -376,13 +395,23 @@ def _local_games(workers: int, first: int, seed: int, settings: Settings) -> Ite
             pool.shutdown(wait=False, cancel_futures=True)
 
 
-def _ignore_stop_signals() -> None:
-    """A local worker's start: Ctrl-C and SIGTERM reach the whole process group (a terminal,
-    `timeout`, a service manager), and a worker stopped inside a queue operation can leave the
-    coordinator waiting for ever on a half-sent result.  The coordinator alone decides, and kills
-    its workers when it stops."""
+def _start_local_worker(settings: Settings) -> None:
+    """A local worker's start.  It keeps the settings: sent with every game, a book's 40,457 lines
+    were 2.6 MB to pickle, pipe and unpickle a game.  It ignores Ctrl-C and SIGTERM, which reach the
+    whole process group (a terminal, `timeout`, a service manager): a worker stopped inside a queue
+    operation can leave the coordinator waiting for ever on a half-sent result.  The coordinator
+    alone decides, and kills its workers when it stops."""
+    global _WORKER_SETTINGS
+    _WORKER_SETTINGS = settings
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+
+
+def _play_local_game(index: int, seed: int) -> GameRecords:
+    """Game `index` of a local worker, with the settings its start kept."""
+    if _WORKER_SETTINGS is None:
+        raise RuntimeError("a local worker plays only after _start_local_worker")
+    return play_game(index, seed, _WORKER_SETTINGS)
 
 
 def _dask_games(address: str, first: int, seed: int, settings: Settings) -> Iterator[GameRecords]:
@@ -653,28 +682,33 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
+def add_game_arguments(parser: argparse.ArgumentParser) -> None:
+    """The options that say how each game is played (``generate``'s, and the benchmark's)."""
+    parser.add_argument("--soft-nodes", type=int, default=Settings.soft_nodes,
+                        help="no new iteration after this many nodes (default %(default)s)")
+    parser.add_argument("--hard-nodes", type=int, default=Settings.hard_nodes, help="node limit (default %(default)s)")
+    parser.add_argument("--hash", type=int, default=Settings.hash_mb, help="MB per worker (default %(default)s)")
+    parser.add_argument("--random-plies", type=int, default=Settings.random_plies,
+                        help="random legal plies after the book line (default %(default)s, +0 or 1)")
+    parser.add_argument("--book", type=_file_name, help="EPD file: each game starts from a random line of it")
+    parser.add_argument("--opening-bound", type=int, default=Settings.opening_bound,
+                        help="drop openings whose short search is beyond this many centipawns (default %(default)s)")
+    parser.add_argument("--syzygy", help="Syzygy directory: positions the tables know end the game")
+    parser.add_argument("--max-plies", type=int, default=Settings.max_plies)
+    parser.add_argument("--seed", type=int, default=1)
+    nets = parser.add_mutually_exclusive_group()
+    nets.add_argument("--eval-file", type=_file_name, metavar="NET",
+                      help="play with this net file (default: the built-in net)")
+    nets.add_argument("--weighted", action="store_true", help="play with the weighted evaluation")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m tools.datagen", description=__doc__.split("\n\n")[0])
     commands = parser.add_subparsers(dest="command", required=True)
     gen = commands.add_parser("generate", help="play games and write them")
     gen.add_argument("--out", required=True, help="directory of the shards (created; resumed when it exists)")
     gen.add_argument("--positions", type=int, required=True, help="stop once the directory holds this many")
-    gen.add_argument("--soft-nodes", type=int, default=Settings.soft_nodes,
-                     help="no new iteration after this many nodes (default %(default)s)")
-    gen.add_argument("--hard-nodes", type=int, default=Settings.hard_nodes, help="node limit (default %(default)s)")
-    gen.add_argument("--hash", type=int, default=Settings.hash_mb, help="MB per worker (default %(default)s)")
-    gen.add_argument("--random-plies", type=int, default=Settings.random_plies,
-                     help="random legal plies after the book line (default %(default)s, +0 or 1)")
-    gen.add_argument("--book", type=_file_name, help="EPD file: each game starts from a random line of it")
-    gen.add_argument("--opening-bound", type=int, default=Settings.opening_bound,
-                     help="drop openings whose short search is beyond this many centipawns (default %(default)s)")
-    gen.add_argument("--syzygy", help="Syzygy directory: positions the tables know end the game")
-    gen.add_argument("--max-plies", type=int, default=Settings.max_plies)
-    gen.add_argument("--seed", type=int, default=1)
-    nets = gen.add_mutually_exclusive_group()
-    nets.add_argument("--eval-file", type=_file_name, metavar="NET",
-                      help="play with this net file (default: the built-in net)")
-    nets.add_argument("--weighted", action="store_true", help="play with the weighted evaluation")
+    add_game_arguments(gen)
     gen.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="local processes (default: cores)")
     gen.add_argument("--dask", metavar="ADDRESS", help="local:N or a scheduler address instead of local processes")
     gen.add_argument("--nice", type=int, default=0, help="lower the run's priority by this much (19: background)")
@@ -706,26 +740,14 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Settings:
-    """The generate command's settings, every input checked before a game is played."""
-    if args.positions < 1:
-        parser.error("--positions must be at least 1")
+def game_settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Settings:
+    """The settings of add_game_arguments' options, every input checked before a game is played."""
     if args.soft_nodes < 1 or args.hard_nodes < args.soft_nodes:
         parser.error("--soft-nodes must be positive and --hard-nodes at least --soft-nodes")
-    if args.workers < 1:
-        parser.error("--workers must be at least 1")
     if not 1 <= args.hash <= MAX_HASH_MB:
         parser.error(f"--hash must be 1 to {MAX_HASH_MB} MB")
     if args.random_plies < 0 or args.max_plies < 1 or args.opening_bound < 1:
         parser.error("--random-plies must be at least 0, --max-plies and --opening-bound at least 1")
-    if not 0 <= args.nice <= 19:
-        parser.error("--nice must be 0 to 19")
-    try:
-        os.makedirs(args.out, exist_ok=True)
-        if not os.access(args.out, os.W_OK):
-            raise PermissionError(f"{args.out} is not writable")
-    except OSError as err:
-        parser.error(f"--out {args.out}: {err}")
     book_lines: tuple[str, ...] = ()
     if args.book:
         try:
@@ -750,6 +772,23 @@ def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Sett
                     random_plies=args.random_plies, book=args.book, book_lines=book_lines,
                     opening_bound=args.opening_bound, max_plies=args.max_plies, syzygy=args.syzygy,
                     eval_file=eval_file, weighted=args.weighted)
+
+
+def _settings(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Settings:
+    """The generate command's settings, every input checked before a game is played."""
+    if args.positions < 1:
+        parser.error("--positions must be at least 1")
+    if args.workers < 1:
+        parser.error("--workers must be at least 1")
+    if not 0 <= args.nice <= 19:
+        parser.error("--nice must be 0 to 19")
+    try:
+        os.makedirs(args.out, exist_ok=True)
+        if not os.access(args.out, os.W_OK):
+            raise PermissionError(f"{args.out} is not writable")
+    except OSError as err:
+        parser.error(f"--out {args.out}: {err}")
+    return game_settings(parser, args)
 
 
 def main(argv: list[str] | None = None) -> int:
