@@ -35,6 +35,9 @@ async def errors(request: web.Request, handler: Handler) -> web.StreamResponse:
         return await handler(request)
     except BadRequest as err:
         return web.json_response({"error": str(err)}, status=400)
+    except web.HTTPRequestEntityTooLarge:
+        return web.json_response({"error": f"the request is too large (at most {MAX_BODY_BYTES // 1024} KB)"},
+                                 status=413)
     except EnginesBusy as err:
         return web.json_response({"error": str(err)}, status=503)
     except EngineDied as err:

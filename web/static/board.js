@@ -81,6 +81,9 @@ class ChessBoard {
     const targets = new Set((this.selected && dests[this.selected] || []).map((u) => u.slice(2, 4)));
     const last = this.state.last;
     this.el.textContent = "";
+    // For tests and tools that read the board: what it shows and who may move.
+    this.el.dataset.fen = this.state.fen;
+    this.el.dataset.movable = this.state.movable || "";
     this.squareOrder().forEach((square, i) => {
       const div = document.createElement("div");
       const fileIndex = FILES.indexOf(square[0]);

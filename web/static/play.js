@@ -3,7 +3,7 @@
 "use strict";
 
 const game = {
-  start: null, moves: [], player: "w", level: { kind: "elo", value: 1500 }, clock: null,
+  start: null, moves: [], player: "w", level: { kind: "elo", value: 1500 }, clock: null, movetime: 1,
   time: { w: 0, b: 0 }, over: null, thinking: false, token: 0, position: null, tickAt: 0, tags: {},
 };
 const board = new ChessBoard(document.getElementById("board"), { onMove: playerMove });
@@ -21,6 +21,7 @@ function readSettings() {
     game.clock = { base: seconds, increment: Number($("clock-increment").value) };
   } else {
     game.clock = null;
+    game.movetime = Number($("move-time").value);
   }
   const fen = $("start-fen").value.trim();
   game.start = fen || null;
@@ -104,6 +105,7 @@ async function engineMove(retried = false) {
   game.thinking = true;
   showStatus();
   const request = { start: game.start, moves: game.moves, level: game.level };
+  if (!game.clock) request.movetime = game.movetime;
   if (game.clock) {
     request.clock = { white: Math.max(0, game.time.w / 1000), black: Math.max(0, game.time.b / 1000),
                       increment: game.clock.increment };
