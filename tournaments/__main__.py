@@ -161,7 +161,7 @@ class LivePage:
 
     async def close(self) -> None:
         self.observer.close()
-        await asyncio.sleep(0.5)  # the pages get the final standings before the server goes
+        await asyncio.sleep(1.0)  # the pages get the final standings before the server goes
         await self.server.cleanup()
 
 
@@ -224,6 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         line = split_options(argv)
+        web = web_port(line)  # checked first: a bad port must not wait for engines
         # python-chess logs every odd engine line; faults that matter reach the PGN anyway.
         logging.basicConfig(format="%(name)s: %(message)s")
         logging.getLogger("chess.engine").setLevel(logging.DEBUG if line.has("debug") else logging.CRITICAL)
@@ -257,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
             seed = config.seed if config.seed is not None else new_seed()
             state = RunState(config=config.to_dict(), seed=seed)
         config.validate()
-        return asyncio.run(run(config, state, resume is not None, is_default, web_port(line)))
+        return asyncio.run(run(config, state, resume is not None, is_default, web))
     except HelpRequested:
         print(USAGE)
         return 0

@@ -29,7 +29,8 @@ def port_number(text: str) -> int:
 
 def parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="kestrel web", description="Play and analyse with Kestrel in the browser.")
-    p.add_argument("--port", type=port_number, default=8000, help="port to listen on (default 8000; 0 picks a free one)")
+    p.add_argument("--port", type=port_number, default=8000,
+                   help="port to listen on (default 8000; 0 picks a free one)")
     p.add_argument("--host", default="127.0.0.1",
                    help="address to listen on (default 127.0.0.1: only this machine can connect)")
     p.add_argument("--no-browser", action="store_true", help="do not open the page in the default browser")

@@ -172,9 +172,12 @@ async def events(request: web.Request) -> web.StreamResponse:
         while True:
             waiting = live.changed
             await response.write(f"data: {json.dumps(live.snapshot(), separators=(',', ':'))}\n\n".encode())
+            if live.finished_run:
+                break  # the last snapshot is sent: the page stops listening
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(waiting.wait(), KEEPALIVE_S)
-            await asyncio.sleep(PUSH_EVERY_S)
+            if not live.finished_run:
+                await asyncio.sleep(PUSH_EVERY_S)
     except (ConnectionResetError, asyncio.CancelledError):
         pass
     return response

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 import chess
@@ -34,6 +35,7 @@ def pgn_text(start: chess.Board, board: chess.Board, tags: dict[str, str]) -> st
     game = chess.pgn.Game.from_board(board)
     game.headers["Event"] = "Kestrel web"
     game.headers["Site"] = "local"
+    game.headers["Date"] = datetime.date.today().strftime("%Y.%m.%d")
     for key, value in tags.items():
         game.headers[key] = value
     if start.fen() != chess.STARTING_FEN:

@@ -140,7 +140,12 @@ async function showPgn(number) {
 
 function connect() {
   const source = new EventSource("/events");
-  source.onmessage = (event) => { $("connection").textContent = ""; render(JSON.parse(event.data)); };
+  source.onmessage = (event) => {
+    const snapshot = JSON.parse(event.data);
+    $("connection").textContent = "";
+    render(snapshot);
+    if (snapshot.finished_run) source.close(); // the server goes away with the run: no reconnecting
+  };
   source.onerror = () => { $("connection").textContent = "(reconnecting\u2026)"; };
 }
 
