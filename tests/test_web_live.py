@@ -4,14 +4,17 @@ in headless Chromium, its standings and SPRT updating and a board in progress sh
 from __future__ import annotations
 
 import json
+import queue
 import re
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import chess
 import pytest
@@ -79,6 +82,28 @@ def test_web_option_is_checked(tmp_path: Path) -> None:
     assert process.returncode == 2 and "-web takes one port number" in process.stderr, process.stderr
 
 
+def start_run(command: list[str]) -> tuple[subprocess.Popen[str], str, list[str]]:
+    """Start a run with -web 0; its stderr is drained by a thread (kept in the list); returns the page's URL."""
+    run = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
+                           cwd=Path(__file__).resolve().parent.parent)
+    assert run.stderr is not None
+    lines: list[str] = []
+    found: queue.Queue[str] = queue.Queue()
+
+    def drain(stream: IO[str]) -> None:
+        for line in stream:
+            lines.append(line)
+            match = re.match(r"Live page: (http://127\.0\.0\.1:\d+/)", line)
+            if match:
+                found.put(match.group(1))
+        found.put("")
+
+    threading.Thread(target=drain, args=(run.stderr,), daemon=True).start()
+    url = found.get(timeout=120)
+    assert url, "the run ended before it served its page: " + "".join(lines)
+    return run, url, lines
+
+
 @pytest.fixture
 def driver(tmp_path: Path) -> Iterator[webdriver.Chrome]:
     browser = chromium(tmp_path / "profile")
@@ -96,18 +121,8 @@ def test_a_run_watched_live(driver: webdriver.Chrome, tmp_path: Path) -> None:
     command = [sys.executable, "-m", "tournaments", "-engine", *kestrel, "name=Kestrel-A",
                "-engine", *kestrel, "name=Kestrel-B", "-each", "st=0.1", "-games", "2", "-rounds", "2",
                "-maxmoves", "15", "-sprt", "elo0=0", "elo1=20", "-pgnout", str(pgn), "-web", "0"]
-    run = subprocess.Popen(command, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True,
-                           cwd=Path(__file__).resolve().parent.parent)
+    run, url, stderr = start_run(command)
     try:
-        assert run.stderr is not None
-        url = None
-        started = time.monotonic()
-        while url is None and time.monotonic() - started < 60:
-            line = run.stderr.readline()
-            assert line, "the run ended before it served its page"
-            found = re.match(r"Live page: (http://127\.0\.0\.1:\d+/)", line)
-            url = found.group(1) if found else None
-        assert url is not None
         driver.get(url)
         wait = WebDriverWait(driver, 60, poll_frequency=0.05, ignored_exceptions=(StaleElementReferenceException,))
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#playing .game [data-square]"))
@@ -135,8 +150,37 @@ def test_a_run_watched_live(driver: webdriver.Chrome, tmp_path: Path) -> None:
         assert '[White "Kestrel-A"]' in driver.find_element(By.ID, "pgn").text
         assert console_errors(driver) == []
         run.wait(60)
-        assert run.returncode == 0
+        assert run.returncode == 0, "".join(stderr)
         assert pgn.read_text().count("[Event ") == 4, "the runner alone wrote the PGN, every game once"
+    finally:
+        if run.poll() is None:
+            run.kill()
+        run.wait(10)
+
+
+@pytest.mark.serial
+def test_a_dask_run_shows_its_games_in_progress(tmp_path: Path) -> None:
+    """With -backend dask the moves come from the workers as Dask events: the page's state shows them."""
+    kestrel = [f"cmd={sys.executable}", "arg=-m", "arg=uci_engine"]
+    command = [sys.executable, "-m", "tournaments", "-engine", *kestrel, "name=A", "-engine", *kestrel, "name=B",
+               "-each", "st=0.1", "-games", "2", "-maxmoves", "15", "-pgnout", str(tmp_path / "g.pgn"),
+               "-backend", "dask", "local:1", "-web", "0"]
+    run, url, stderr = start_run(command)
+    try:
+        seen: set[tuple[int, int]] = set()
+        deadline = time.monotonic() + 90
+        done = 0
+        while done < 2 and time.monotonic() < deadline:
+            with urllib.request.urlopen(url + "state", timeout=10) as response:
+                state = json.loads(response.read())
+            done = state["done"]
+            seen |= {(g["index"], g["ply"]) for g in state["playing"]}
+            time.sleep(0.05)
+        assert done == 2, state
+        assert any(ply > 0 for _, ply in seen), f"no move of a game in progress reached the page: {seen}"
+        assert {index for index, _ in seen} <= {0, 1}
+        run.wait(60)
+        assert run.returncode == 0, "".join(stderr)
     finally:
         if run.poll() is None:
             run.kill()

@@ -218,6 +218,14 @@ def _live_events(topic: str | None) -> Callable[[MoveUpdate], None] | None:
     return send
 
 
+def _forward_moves(runner: Runner) -> Callable[[Any], None]:
+    """The coordinator's handler of the workers' move events: (time, message) pairs, passed to the observers."""
+    def forward(event: Any) -> None:
+        with contextlib.suppress(Exception):  # a view: a malformed event is dropped, the run goes on
+            runner.moved(MoveUpdate.from_dict(event[1]))
+    return forward
+
+
 def _task_watch() -> Callable[[], bool] | None:
     """In a task's thread: a test of whether the scheduler still wants this task (None outside a worker)."""
     try:
@@ -484,7 +492,7 @@ class DaskBackend:
         token = uuid.uuid4().hex
         live_topic = f"kestrel-live-{token}" if runner.observers else None
         if live_topic is not None:
-            self.client.subscribe_topic(live_topic, lambda event: runner.moved(MoveUpdate.from_dict(event[1])))
+            self.client.subscribe_topic(live_topic, _forward_moves(runner))
         data = self.config.to_dict()
         done = runner.state.finished_indices()
         queue = deque(spec for spec in runner.specs if spec.index not in done)

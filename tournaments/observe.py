@@ -8,7 +8,7 @@ called from another thread than the event loop's.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 from typing import Any, Protocol
 
 import chess
@@ -38,7 +38,8 @@ class MoveUpdate:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> MoveUpdate:
-        return cls(**data)
+        """From ``as_dict``'s output; keys it does not know (Dask adds ``worker`` to events) are left out."""
+        return cls(**{f.name: data[f.name] for f in fields(cls)})
 
 
 def white_score(score: chess.engine.PovScore | None) -> str | None:
