@@ -5,6 +5,7 @@ refreshed with KESTREL_WEB_SCREENSHOTS=docs/images)."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +21,7 @@ from tests.web_helpers import ServedApp, chromium, console_errors, screenshot, s
 from web.app import create_app
 
 STOCKFISH = "/usr/games/stockfish"
+FAKE = Path(__file__).resolve().parent / "fake_engines" / "fake_uci.py"
 # White promotes, then mates with king and queen: a whole game, a promotion and a mate in about a dozen moves.
 PROMOTE_AND_MATE = "8/P6k/8/8/8/8/8/K7 w - - 0 1"
 
@@ -183,3 +185,23 @@ def test_a_fen_analysed_and_a_game_reviewed(server: ServedApp, driver: webdriver
     # The one 400 answer the page asked for is logged by the browser; nothing else may be.
     errors = [e for e in console_errors(driver) if "/api/position" not in e or "400" not in e]
     assert errors == []
+
+
+def test_an_engine_that_dies_is_reported_and_the_game_goes_on(driver: webdriver.Chrome) -> None:
+    """A fake engine that crashes on its second move: the page says so, a new engine answers, the game goes on."""
+    with served(create_app([sys.executable, str(FAKE), "crash", "1"], max_engines=1)) as fake:
+        driver.get(fake.url + "/play")
+        driver.find_element(By.ID, "use-clock").click()
+        driver.find_element(By.ID, "new-game").click()
+        board = driver.find_element(By.ID, "board")
+        wait = waiting(driver, 30)
+        for source, target, plies in (("e2", "e4", 2), ("d2", "d4", 4)):
+            wait.until(lambda d: board.get_attribute("data-movable") == "w")
+            click_square(driver, source)
+            click_square(driver, target)
+            wait.until(lambda d: len(texts(d, "#moves .move")) == plies)  # noqa: B023 (called at once)
+        notice = driver.find_element(By.ID, "notice").text
+        assert notice.startswith("The engine failed: the engine stopped while thinking") and "it plays on" in notice
+        assert texts(driver, "#moves .move")[:3] == ["e4", "a5", "d4"], "the fake plays its first move by UCI text"
+        errors = [e for e in console_errors(driver) if not ("/api/move" in e and "503" in e)]
+        assert errors == []

@@ -40,7 +40,7 @@ def post(server: ServedApp, path: str, data: Any, raw: bytes | None = None) -> t
 
 @pytest.fixture(scope="module")
 def fake_server() -> Iterator[ServedApp]:
-    """The server with a fake engine that plays its first legal move at once and crashes on its second move."""
+    """The server with a fake engine that crashes on its second move (only input checks reach this one)."""
     with served(create_app([sys.executable, str(FAKE), "crash", "1"], max_engines=2)) as server:
         yield server
 
@@ -119,8 +119,13 @@ def test_engine_requests_are_checked(fake_server: ServedApp, data: dict[str, Any
     assert status == 400 and message in answer["error"], answer
 
 
-def test_a_crashing_engine_is_reported_and_replaced(fake_server: ServedApp) -> None:
+def test_a_crashing_engine_is_reported_and_replaced() -> None:
     """The fake engine answers once and dies on its second move: the page hears so, the next request gets a new one."""
+    with served(create_app([sys.executable, str(FAKE), "crash", "1"], max_engines=2)) as server:
+        crash_and_restart(server)
+
+
+def crash_and_restart(fake_server: ServedApp) -> None:
     request = {"moves": ["e2e4"], "level": {"kind": "skill", "value": 0}, "movetime": 0.1}
     pool = fake_server.app[POOL_KEY]
     deaths = pool.deaths
@@ -201,3 +206,17 @@ def test_kestrel_web_serves_and_warns_for_a_wide_host() -> None:
     finally:
         process.terminate()
         process.wait(10)
+
+
+def test_draw_offers(fake_server: ServedApp) -> None:
+    """The fake engine reports +0.10 for itself: it declines; one that reports -10.00 (mode lost) accepts."""
+    with served(create_app([sys.executable, str(FAKE), "good"], max_engines=1)) as good:
+        status, answer = post(good, "/api/draw", {"moves": ["e2e4"], "engine_color": "b"})
+    assert status == 200 and answer == {"accepted": False, "reason": "the engine declines the draw"}
+    status, answer = post(fake_server, "/api/draw", {"moves": ["e2e4"], "engine_color": "black"})
+    assert status == 400 and "engine_color must be w or b" in answer["error"]
+    status, answer = post(fake_server, "/api/draw", {"moves": ["f2f3", "e7e5", "g2g4", "d8h4"], "engine_color": "b"})
+    assert status == 400 and "the game is over" in answer["error"]
+    with served(create_app([sys.executable, str(FAKE), "lost"], max_engines=1)) as losing:
+        status, answer = post(losing, "/api/draw", {"moves": ["e2e4"], "engine_color": "b"})
+        assert status == 200 and answer["accepted"] is True, answer

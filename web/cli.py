@@ -65,7 +65,9 @@ def main(argv: Sequence[str]) -> int:
     try:
         import aiohttp  # noqa: F401
     except ImportError:
-        print('kestrel web needs the web extra: pip install "kestrel-chess[web]"', file=sys.stderr)
+        from tournaments.install import install_hint
+
+        print(f"kestrel web needs the web extra: {install_hint('web')}", file=sys.stderr)
         return 2
     if not is_loopback(args.host):
         print(f"Warning: --host {args.host} lets other machines reach the pages and start engines on this one; "

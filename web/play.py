@@ -72,13 +72,13 @@ async def draw_offer(pool: EnginePool, data: dict[str, Any]) -> dict[str, Any]:
     _, board = game_board(data)
     if board.is_game_over(claim_draw=True):
         raise BadRequest("the game is over")
+    color = data.get("engine_color")
+    if color not in ("w", "b"):
+        raise BadRequest("engine_color must be w or b")
     async with pool.engine({"UCI_LimitStrength": False, "Skill Level": 20}) as engine:
         info = await asyncio.wait_for(engine.analyse(board, chess.engine.Limit(time=DRAW_CHECK_S)),
                                       DRAW_CHECK_S + ANSWER_MARGIN_S)
     score = info.get("score")
-    color = data.get("engine_color")
-    if color not in ("w", "b"):
-        raise BadRequest("engine_color must be w or b")
     engine_side = chess.WHITE if color == "w" else chess.BLACK
     own = score.pov(engine_side).score(mate_score=100_000) if score is not None else 0
     accepted = own is not None and own <= DRAW_ACCEPT_CP
