@@ -17,7 +17,13 @@ from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from tests.web_helpers import ServedApp, chromium, console_errors, screenshot, served
+from tests.web_helpers import (
+    ServedApp,
+    console_errors,
+    driver,  # noqa: F401 (a fixture, used by name)
+    screenshot,
+    served,
+)
 from web.app import create_app
 
 STOCKFISH = "/usr/games/stockfish"
@@ -30,15 +36,6 @@ PROMOTE_AND_MATE = "8/P6k/8/8/8/8/8/K7 w - - 0 1"
 def server() -> Iterator[ServedApp]:
     with served(create_app()) as app:
         yield app
-
-
-@pytest.fixture
-def driver(tmp_path: Path) -> Iterator[webdriver.Chrome]:
-    browser = chromium(tmp_path / "profile")
-    try:
-        yield browser
-    finally:
-        browser.quit()
 
 
 def waiting(driver: webdriver.Chrome, seconds: float) -> WebDriverWait[webdriver.Chrome]:

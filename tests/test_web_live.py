@@ -12,7 +12,6 @@ import threading
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
@@ -23,7 +22,12 @@ from selenium.common.exceptions import StaleElementReferenceException
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
-from tests.web_helpers import chromium, console_errors, screenshot, served
+from tests.web_helpers import (
+    console_errors,
+    driver,  # noqa: F401 (a fixture, used by name)
+    screenshot,
+    served,
+)
 from tournaments.config import EngineConfig, SprtConfig, TournamentConfig
 from tournaments.observe import MoveUpdate
 from tournaments.state import FinishedGame
@@ -102,15 +106,6 @@ def start_run(command: list[str]) -> tuple[subprocess.Popen[str], str, list[str]
     url = found.get(timeout=120)
     assert url, "the run ended before it served its page: " + "".join(lines)
     return run, url, lines
-
-
-@pytest.fixture
-def driver(tmp_path: Path) -> Iterator[webdriver.Chrome]:
-    browser = chromium(tmp_path / "profile")
-    try:
-        yield browser
-    finally:
-        browser.quit()
 
 
 @pytest.mark.serial

@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 from aiohttp import web
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
@@ -76,6 +77,16 @@ def chromium(profile: Path) -> webdriver.Chrome:
         options.add_argument(argument)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(options=options, service=Service(executable_path=CHROMEDRIVER))
+
+
+@pytest.fixture
+def driver(tmp_path: Path) -> Iterator[webdriver.Chrome]:
+    """A fresh headless Chromium for one test (import this fixture into the test module)."""
+    browser = chromium(tmp_path / "profile")
+    try:
+        yield browser
+    finally:
+        browser.quit()
 
 
 def console_errors(driver: webdriver.Chrome) -> list[str]:
