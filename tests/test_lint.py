@@ -13,7 +13,7 @@ import pytest
 from conftest import REPO_ROOT
 
 # What mypy --strict checks: every Python module of the project, and the stubs of the core.
-TYPED = ["uci_engine", "tournaments", "search", "eval", "tools"]
+TYPED = ["uci_engine", "tournaments", "search", "eval", "tools", "web"]
 
 
 def run(*command: str) -> subprocess.CompletedProcess[str]:
@@ -28,7 +28,7 @@ def test_mypy_strict() -> None:
 
 
 def test_ruff() -> None:
-    result = run("ruff", "check", "uci_engine", "tournaments", "search", "eval", "tools", "tests", "setup.py")
+    result = run("ruff", "check", "uci_engine", "tournaments", "search", "eval", "tools", "web", "tests", "setup.py")
     assert result.returncode == 0, result.stdout + result.stderr
 
 

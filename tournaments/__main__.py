@@ -7,6 +7,7 @@ import contextlib
 import logging
 import os
 import sys
+from typing import Any
 
 from tournaments.adjudication import open_tablebase
 from tournaments.cli import (
@@ -18,10 +19,12 @@ from tournaments.cli import (
     recover_option,
     resume_path,
     split_options,
+    web_port,
 )
 from tournaments.config import ConfigError, TournamentConfig
 from tournaments.dask_backend import DaskBackend, import_distributed
 from tournaments.engines import probe
+from tournaments.install import install_hint
 from tournaments.pgnout import PgnWriter
 from tournaments.plot import PlotUnavailable, write_plot
 from tournaments.report import final_report
@@ -72,7 +75,8 @@ def check_output_paths(config: TournamentConfig) -> None:
             raise ConfigError(f"cannot write the {what} file {path}: {folder} is not a writable folder")
 
 
-async def run(config: TournamentConfig, state: RunState, resume: bool, is_default: bool) -> int:
+async def run(config: TournamentConfig, state: RunState, resume: bool, is_default: bool,
+              web: int | None = None) -> int:
     if is_default:
         await adapt_default(config)
         state.config = config.to_dict()
@@ -86,6 +90,7 @@ async def run(config: TournamentConfig, state: RunState, resume: bool, is_defaul
         # The dialogue goes to the -log file, not to stderr (-debug shows it there too).
         logging.getLogger("chess.engine").propagate = False
     backend = DaskBackend(config, sys.stderr) if config.backend == "dask" else None
+    live_page: LivePage | None = None
     try:
         if backend is not None:
             import_distributed()  # before anything starts: say how to install it
@@ -114,6 +119,8 @@ async def run(config: TournamentConfig, state: RunState, resume: bool, is_defaul
         done = len(state.games)
         print(describe(config, len(runner.specs)) + (f"\nresuming after {done} finished games" if resume else ""),
               file=sys.stderr, flush=True)
+        if web is not None:
+            live_page = await start_live_page(runner, web)
         if backend is not None:
             try:
                 await asyncio.to_thread(runner.run_with, backend.play)
@@ -125,6 +132,8 @@ async def run(config: TournamentConfig, state: RunState, resume: bool, is_defaul
         # Fold the journal into the state file: the run's games are over, no clock runs now.
         runner.store.close(state)
     finally:
+        if live_page is not None:
+            await live_page.close()
         with contextlib.suppress(OSError):  # after an error, which it must not hide: the games are in the journal
             runner.store.close()
         for writer in (runner.pgn, runner.epd, runner.log):  # after the store's last sync of them
@@ -140,6 +149,36 @@ async def run(config: TournamentConfig, state: RunState, resume: bool, is_defaul
     if config.plot:
         plot(config, state)
     return max(crash_trouble(runner), cluster_trouble(backend))
+
+
+class LivePage:
+    """The ``-web`` page of this run, served from this loop (the web package, imported only for -web)."""
+
+    def __init__(self, observer: Any, server: Any, port: int) -> None:
+        self.observer = observer
+        self.server = server
+        self.port = port
+
+    async def close(self) -> None:
+        self.observer.close()
+        await asyncio.sleep(1.0)  # the pages get the final standings before the server goes
+        await self.server.cleanup()
+
+
+async def start_live_page(runner: Runner, port: int) -> LivePage:
+    """Serve the read-only live page on loopback; it observes the runner and changes nothing."""
+    try:
+        from web.live import LiveRun, start_live_server
+    except ImportError:
+        raise ConfigError(f"-web needs the web extra: {install_hint('web')}") from None
+    observer = LiveRun(runner.config, runner.state.games, len(runner.specs))
+    try:
+        server, bound = await start_live_server(observer, port)
+    except OSError as err:
+        raise ConfigError(f"-web: cannot listen on 127.0.0.1:{port}: {err}") from None
+    runner.observers.append(observer)
+    print(f"Live page: http://127.0.0.1:{bound}/", file=sys.stderr, flush=True)
+    return LivePage(observer, server, bound)
 
 
 def crash_trouble(runner: Runner) -> int:
@@ -185,6 +224,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     try:
         line = split_options(argv)
+        web = web_port(line)  # checked first: a bad port must not wait for engines
         # python-chess logs every odd engine line; faults that matter reach the PGN anyway.
         logging.basicConfig(format="%(name)s: %(message)s")
         logging.getLogger("chess.engine").setLevel(logging.DEBUG if line.has("debug") else logging.CRITICAL)
@@ -218,7 +258,7 @@ def main(argv: list[str] | None = None) -> int:
             seed = config.seed if config.seed is not None else new_seed()
             state = RunState(config=config.to_dict(), seed=seed)
         config.validate()
-        return asyncio.run(run(config, state, resume is not None, is_default))
+        return asyncio.run(run(config, state, resume is not None, is_default, web))
     except HelpRequested:
         print(USAGE)
         return 0

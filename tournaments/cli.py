@@ -95,6 +95,9 @@ OPTION_SPECS: tuple[OptionSpec, ...] = (
     OptionSpec(("wait",), "MS", "milliseconds to wait between two games of the same engines"),
     OptionSpec(("plot",), "FILE.png", "Elo estimate and error bar against games played, and the SPRT's LLR\n"
                "(needs matplotlib)"),
+    OptionSpec(("web",), "PORT", "serve a read-only live page of the run at http://127.0.0.1:PORT/ (standings,\n"
+               "Elo, SPRT, boards in progress, finished games' PGN; 0 picks a free port;\n"
+               f"{install_hint('web')})"),
     OptionSpec(("output",), "format=cutechess|fastchess", "the text of progress lines and results, for tools\n"
                "that parse one or the other"),
     OptionSpec(("event",), "NAME", "PGN Event tag"),
@@ -489,6 +492,16 @@ def recover_option(line: CommandLine) -> bool | None:
     return recover != ["off"]
 
 
+def web_port(line: CommandLine) -> int | None:
+    """``-web PORT``: the live page's port (0: any free one), or None without the option."""
+    words = line.get("web")
+    if words is None:
+        return None
+    if len(words) != 1 or not words[0].isdigit() or int(words[0]) > 65535:
+        raise ConfigError("-web takes one port number (0 to 65535; 0 picks a free port)")
+    return int(words[0])
+
+
 def resume_path(line: CommandLine) -> str | None:
     """The state file ``-resume`` reads: ``-resume FILE``, ``-state``, ``-config outname=``, or the PGN's."""
     resume, state = line.get("resume"), line.get("state")
@@ -508,7 +521,8 @@ def resume_path(line: CommandLine) -> str | None:
 
 # What -resume takes from its command line besides the state file: where to find it, and the settings
 # it may change (they decide neither which games are played nor how).
-RESUME_OPTIONS = frozenset({"resume", "state", "pgnout", "config", "concurrency", "recover", "backend", "debug"})
+RESUME_OPTIONS = frozenset({"resume", "state", "pgnout", "config", "concurrency", "recover", "backend", "debug",
+                            "web"})
 
 
 def check_resume_line(line: CommandLine, config: dict[str, object], seed: int) -> None:

@@ -38,6 +38,7 @@ from tournaments.config import ConfigError, TournamentConfig
 from tournaments.engines import EngineFault, EnginePool, EngineProcess, ProbeResult, SetupError, probe
 from tournaments.game import GameOutcome, GameSpec, play_game
 from tournaments.install import install_hint
+from tournaments.observe import MoveUpdate
 from tournaments.openings import Opening
 
 if TYPE_CHECKING:
@@ -202,6 +203,29 @@ def _worker_address() -> str:
     return "?"
 
 
+def _live_events(topic: str | None) -> Callable[[MoveUpdate], None] | None:
+    """Send each move to the coordinator as a Dask event (``Client.subscribe_topic`` hears it)."""
+    if topic is None:
+        return None
+    from distributed import get_worker
+
+    worker = get_worker()
+
+    def send(update: MoveUpdate) -> None:
+        with contextlib.suppress(Exception):  # the live page is a view: a lost update never stops a game
+            worker.log_event(topic, update.as_dict())
+
+    return send
+
+
+def _forward_moves(runner: Runner) -> Callable[[Any], None]:
+    """The coordinator's handler of the workers' move events: (time, message) pairs, passed to the observers."""
+    def forward(event: Any) -> None:
+        with contextlib.suppress(Exception):  # a view: a malformed event is dropped, the run goes on
+            runner.moved(MoveUpdate.from_dict(event[1]))
+    return forward
+
+
 def _task_watch() -> Callable[[], bool] | None:
     """In a task's thread: a test of whether the scheduler still wants this task (None outside a worker)."""
     try:
@@ -252,7 +276,8 @@ async def _start_engines(engines: dict[chess.Color, EngineProcess], timeout: flo
 
 
 async def _play(holder: _WorkerLoop, slot: int, token: str, config: TournamentConfig, spec: GameSpec,
-                opening: Opening, scale: float, wanted: Callable[[], bool] | None) -> GameOutcome:
+                opening: Opening, scale: float, wanted: Callable[[], bool] | None,
+                watch: Callable[[MoveUpdate], None] | None = None) -> GameOutcome:
     holder.begin(slot)
     try:
         current = holder.pools.get(slot)
@@ -265,7 +290,7 @@ async def _play(holder: _WorkerLoop, slot: int, token: str, config: TournamentCo
         pool = current[1]
         engines = await pool.for_game(spec.white, spec.black)
         await _start_engines(engines, config.startup_timeout)
-        game = asyncio.ensure_future(play_game(config, spec, opening, engines, time_scale=scale))
+        game = asyncio.ensure_future(play_game(config, spec, opening, engines, time_scale=scale, watch=watch))
         while True:
             done, _ = await asyncio.wait({game}, timeout=WATCH_S)
             if done:
@@ -283,14 +308,18 @@ async def _play(holder: _WorkerLoop, slot: int, token: str, config: TournamentCo
 
 
 def play_task(token: str, config_data: dict[str, Any], spec: GameSpec, opening: Opening,
-              reference_speed: float | None) -> TaskResult | Refusal:
-    """One game on a Dask worker (the task function); ``reference_speed`` set means scale the clocks."""
+              reference_speed: float | None, live_topic: str | None = None) -> TaskResult | Refusal:
+    """One game on a Dask worker (the task function); ``reference_speed`` set means scale the clocks.
+
+    With ``live_topic``, every move goes to the coordinator as a Dask event on that topic (for -web).
+    """
     config = TournamentConfig.from_dict(config_data)
     holder = _WorkerLoop.get()
     scale = 1.0 if reference_speed is None else scale_factor(reference_speed, holder.own_speed())
     started = time.time()
     try:
-        outcome = holder.run(_play(holder, threading.get_ident(), token, config, spec, opening, scale, _task_watch()))
+        outcome = holder.run(_play(holder, threading.get_ident(), token, config, spec, opening, scale, _task_watch(),
+                                   _live_events(live_topic)))
     except WorkerUnfit as err:
         return Refusal(_worker_address(), err.engine, err.reason)
     except GameAbandoned as err:
@@ -461,6 +490,9 @@ class DaskBackend:
         """
         distributed = import_distributed()
         token = uuid.uuid4().hex
+        live_topic = f"kestrel-live-{token}" if runner.observers else None
+        if live_topic is not None:
+            self.client.subscribe_topic(live_topic, _forward_moves(runner))
         data = self.config.to_dict()
         done = runner.state.finished_indices()
         queue = deque(spec for spec in runner.specs if spec.index not in done)
@@ -482,7 +514,8 @@ class DaskBackend:
                 submitted += 1
                 workers = sorted(self.fit)
                 future = self.client.submit(play_task, token, data, spec, runner.openings[spec.opening],
-                                            self.reference_speed, key=f"kestrel-game-{token}-{submitted}",
+                                            self.reference_speed, live_topic,
+                                            key=f"kestrel-game-{token}-{submitted}",
                                             workers=workers, allow_other_workers=False, pure=False)
                 self.futures[future] = spec
                 self.allowed[future] = frozenset(workers)

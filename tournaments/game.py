@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import datetime
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import chess
@@ -21,6 +22,7 @@ from tournaments.adjudication import Adjudicator, Verdict, open_tablebase, rules
 from tournaments.config import PGN_EXTRA_KEYS, PGN_EXTRAS, TournamentConfig
 from tournaments.dialogue import DialogueRecorder
 from tournaments.engines import EngineFault, EngineProcess, SetupError
+from tournaments.observe import MoveUpdate, move_update
 from tournaments.openings import Opening
 from tournaments.timecontrol import Clock, build_limit
 
@@ -234,22 +236,24 @@ def duration(seconds: float) -> str:
 
 
 async def play_game(config: TournamentConfig, spec: GameSpec, opening: Opening,
-                    engines: dict[chess.Color, EngineProcess], time_scale: float = 1.0) -> GameOutcome:
+                    engines: dict[chess.Color, EngineProcess], time_scale: float = 1.0,
+                    watch: Callable[[MoveUpdate], None] | None = None) -> GameOutcome:
     """Play ``spec`` to its end; engines that fault are killed so the caller restarts them.
 
     ``time_scale`` multiplies the clocks (a slow Dask worker gets more time); the
-    PGN keeps the nominal time control.
+    PGN keeps the nominal time control. ``watch`` hears of the start position and every move.
     """
     if config.log is None:
-        return await _play(config, spec, opening, engines, time_scale)
+        return await _play(config, spec, opening, engines, time_scale, watch)
     with DialogueRecorder(engines) as recorder:
-        outcome = await _play(config, spec, opening, engines, time_scale)
+        outcome = await _play(config, spec, opening, engines, time_scale, watch)
     outcome.log = recorder.text()
     return outcome
 
 
 async def _play(config: TournamentConfig, spec: GameSpec, opening: Opening,
-                engines: dict[chess.Color, EngineProcess], time_scale: float) -> GameOutcome:
+                engines: dict[chess.Color, EngineProcess], time_scale: float,
+                watch: Callable[[MoveUpdate], None] | None) -> GameOutcome:
     game_id = object()  # a fresh identity tells python-chess this is a new game
     started = datetime.datetime.now().astimezone()
     start_clock = time.monotonic()
@@ -279,6 +283,8 @@ async def _play(config: TournamentConfig, spec: GameSpec, opening: Opening,
     tablebase = open_tablebase(config.tb_path) if config.tb_path else None
     if verdict is None:
         verdict = rules_verdict(board)
+    if watch is not None:
+        watch(move_update(spec.index, spec.white, spec.black, board, clocks, None))
     while verdict is None:
         side = board.turn
         engine, clock = engines[side], clocks[side]
@@ -309,6 +315,8 @@ async def _play(config: TournamentConfig, spec: GameSpec, opening: Opening,
                                _extras(config.pgn_extras, info, clock, elapsed))
         node = node.add_variation(result.move, comment=comment)
         board.push(result.move)
+        if watch is not None:
+            watch(move_update(spec.index, spec.white, spec.black, board, clocks, info.get("score")))
         adjudicator.record(score_cp(info.get("score"), side))
         verdict = rules_verdict(board)
         if verdict is None and tablebase is not None:

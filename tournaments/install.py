@@ -19,6 +19,7 @@ EXTRAS = {
     "cluster": ["dask[distributed]>=2024.1"],
     "live": ["rich>=13"],
     "plot": ["matplotlib>=3.6"],
+    "web": ["aiohttp>=3.9"],
 }
 
 

@@ -19,6 +19,7 @@ from typing import TextIO
 from tournaments.config import ConfigError, TournamentConfig
 from tournaments.engines import EnginePool, ProbeResult, SetupError, probe
 from tournaments.game import GameOutcome, GameSpec, play_game
+from tournaments.observe import MoveUpdate, RunObserver
 from tournaments.openings import Opening, as_moves, load_openings, validate
 from tournaments.pgnout import PgnWriter
 from tournaments.replay import MAX_PLIES
@@ -173,6 +174,7 @@ class Runner:
         # How long each record() held the thread that reads the engines (PGN, state journal, display):
         # a long run shows it stays flat from the first game to the last (record_cost_line).
         self.record_seconds: list[float] = []
+        self.observers: list[RunObserver] = []  # read-only watchers (the live web page), told of moves and games
 
     def run_with(self, play: Callable[[Runner], None]) -> RunState:
         """Play through another backend (``play`` records games with ``record``), then close the display."""
@@ -212,12 +214,18 @@ class Runner:
                 self.in_play += 1
                 self.progress.set_running(self.in_play, self.state.games)
                 try:
-                    outcome = await play_game(self.config, spec, self.openings[spec.opening], engines)
+                    outcome = await play_game(self.config, spec, self.openings[spec.opening], engines,
+                                              watch=self.moved if self.observers else None)
                 finally:
                     self.in_play -= 1
                 self.record(outcome)
         finally:
             await pool.close()
+
+    def moved(self, update: MoveUpdate) -> None:
+        """A game in progress made a move (or started): tell the observers."""
+        for observer in self.observers:
+            observer.moved(update)
 
     def record(self, outcome: GameOutcome) -> None:
         """Make a finished game durable: PGN first, then the state that points past it."""
@@ -246,6 +254,8 @@ class Runner:
                           sync_first=[fd for fd in (self.pgn.fileno(), self.epd.fileno(), self.log.fileno())
                                       if fd is not None])
         self.progress.update(self.state.games, game)
+        for observer in self.observers:
+            observer.finished(game, outcome.pgn)
         if not self.config.recover and outcome.termination in ("abandoned", "stalled connection"):
             # Not kept in the state file: unlike an SPRT decision, -resume should play on.
             self.stream.write(f"Stopping: game {spec.index + 1} ended with an engine crash or stall "

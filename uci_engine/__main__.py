@@ -1,5 +1,5 @@
 """Command line: `kestrel` speaks UCI on stdin/stdout; `kestrel bench [depth]` and
-`kestrel perft N [FEN]` print figures and exit."""
+`kestrel perft N [FEN]` print figures and exit; `kestrel web` serves the browser pages."""
 
 from __future__ import annotations
 
@@ -22,6 +22,8 @@ USAGE = """usage: kestrel                 speak UCI on stdin/stdout (give this c
                                search the benchmark positions with the built-in net (or the
                                weighted evaluation); print nodes and nodes/second
        kestrel perft N [FEN]   count the leaves of the move tree, per root move
+       kestrel web [--port PORT] [--host HOST] [--no-browser]
+                               play and analyse in the browser (needs the web extra)
        kestrel --version"""
 
 
@@ -60,6 +62,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return _bench(args[1:])
     if args and args[0] == "perft":
         return _perft(args[1:])
+    if args and args[0] == "web":
+        from web.cli import main as web_main
+
+        return web_main(args[1:])
     if args and args[0] in ("--version", "-V"):
         print(f"{ENGINE_NAME} {ENGINE_VERSION}")
         return 0
