@@ -135,7 +135,7 @@ def test_a_round_plays_writes_the_ledger_refits_and_signs(tmp_path: Path) -> Non
     notes = len(levels_record.read_record(record)["notes"])
     assert cal.main(["round", "smoke", "--levels", "1350", "--games", "2", "--tc", "1+0.05", "--runs", str(tmp_path),
                      "--ledger-file", str(ledger), "--strength-file", str(strength_file), "--record", str(record),
-                     "--stockfish", STOCKFISH]) == 0
+                     "--stockfish", STOCKFISH, "--no-build"]) == 0     # as built: a rebuild costs CI a minute
     rows = list(csv.reader(ledger.read_text().splitlines()))
     assert len(rows) == 1 and rows[0][0] == "pl-smoke-1350" and rows[0][6] == "2" and "pentanomial [" in rows[0][16]
     written = levels_record.read_record(record)
@@ -171,7 +171,7 @@ def test_a_round_within_its_bands_marks_the_anchors_measured(tmp_path: Path, mon
     ledger, strength_file, record = tmp_path / "ledger.csv", tmp_path / "strength.py", tmp_path / "record.json"
     source = Path(strength.__file__).read_text(encoding="utf-8")
     signed: list[str] = []
-    monkeypatch.setattr(cal, "checkout", lambda revision: cal.REPO)
+    monkeypatch.setattr(cal, "checkout", lambda revision, build=True: cal.REPO)
     monkeypatch.setattr(cal, "resign_afresh", lambda note, path: signed.append(note))
     for scores, refitted in (({}, False), ({1900: (40, 20)}, True)):
         ledger.write_text("")

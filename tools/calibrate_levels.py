@@ -303,6 +303,8 @@ def parse_round_arguments(argv: Sequence[str]) -> argparse.Namespace:
                         help="UCI_Elo values to play (default: the issue's six and the top)")
     add_match_arguments(parser)
     parser.add_argument("--dry-run", action="store_true", help="print the runner commands; play and write nothing")
+    parser.add_argument("--no-build", action="store_true",
+                        help="play this checkout as it is built, without `setup.py build_ext --inplace` first")
     parser.add_argument("--ledger-file", type=Path, default=LEDGER)
     parser.add_argument("--strength-file", type=Path, default=STRENGTH_FILE)
     parser.add_argument("--record", type=Path, default=levels_record.RECORD)
@@ -357,7 +359,7 @@ def run_round(args: argparse.Namespace) -> int:
         print(f"then: ledger rows pl-{args.name}-ELO appended to {args.ledger_file}; the curve in "
               f"{args.strength_file} kept (every level within +-{BAND}) or refitted; {args.record} re-signed")
         return 0
-    folder = checkout(WORKTREE)
+    folder = checkout(WORKTREE, build=not args.no_build)
     measurements = play_levels(folder, args)
     print_table(measurements)
     with args.ledger_file.open("a", encoding="utf-8", newline="") as ledger:

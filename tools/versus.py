@@ -35,8 +35,9 @@ def git(*args: str) -> str:
                           text=True).stdout.strip()
 
 
-def checkout(revision: str) -> Path:
-    """A built checkout of `revision`: this repository for WORKTREE, else runs/versus/<sha>."""
+def checkout(revision: str, build: bool = True) -> Path:
+    """A built checkout of `revision`: this repository for WORKTREE, else runs/versus/<sha>.  Without
+    `build`, this repository is taken as it is built already (the tests' smoke rounds)."""
     if revision == WORKTREE:
         folder = REPO
     else:
@@ -45,6 +46,8 @@ def checkout(revision: str) -> Path:
         if not (folder / ".git").exists():
             CHECKOUTS.mkdir(parents=True, exist_ok=True)
             git("worktree", "add", "--detach", "--force", str(folder), sha)
+    if not build and revision == WORKTREE:
+        return folder
     print(f"building {revision} in {folder}", file=sys.stderr, flush=True)
     subprocess.run([sys.executable, "setup.py", "-q", "build_ext", "--inplace", "-j", "2"], cwd=folder,
                    check=True, stdout=subprocess.DEVNULL)
