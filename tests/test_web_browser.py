@@ -55,6 +55,15 @@ def click_square(driver: webdriver.Chrome, square: str) -> None:
 
 
 @pytest.mark.debian
+def _after(board: chess.Board, move: chess.Move) -> str:
+    """The FEN after `move`, `board` left as it was."""
+    board.push(move)
+    try:
+        return board.fen()
+    finally:
+        board.pop()
+
+
 def test_a_whole_game_by_clicks(server: ServedApp, driver: webdriver.Chrome, tmp_path: Path) -> None:
     """White (the player, moves chosen by Stockfish) promotes by the picker and mates Kestrel at Skill Level 0."""
     driver.get(server.url + "/play")
@@ -72,6 +81,9 @@ def test_a_whole_game_by_clicks(server: ServedApp, driver: webdriver.Chrome, tmp
     board = driver.find_element(By.ID, "board")
     wait = waiting(driver, 20)
     promoted = False
+    # The game so far, moves and all: Stockfish, given the history, does not walk into a repetition
+    # (from the bare FEN of each position it drew one game by threefold repetition).
+    history = chess.Board(PROMOTE_AND_MATE)
     with chess.engine.SimpleEngine.popen_uci(STOCKFISH) as stockfish:
         for _ in range(60):
             wait.until(lambda d: board.get_attribute("data-movable") == "w"
@@ -79,7 +91,9 @@ def test_a_whole_game_by_clicks(server: ServedApp, driver: webdriver.Chrome, tmp
             if driver.find_element(By.ID, "status").get_attribute("data-result"):
                 break
             position = chess.Board(board.get_attribute("data-fen"))
-            move = stockfish.play(position, chess.engine.Limit(depth=14)).move
+            if history.fen() != position.fen():         # Kestrel's reply, found among the legal moves
+                history.push(next(m for m in history.legal_moves if _after(history, m) == position.fen()))
+            move = stockfish.play(history, chess.engine.Limit(depth=14)).move
             assert move is not None
             click_square(driver, chess.square_name(move.from_square))
             assert driver.find_elements(By.CSS_SELECTOR, "#board .sq.dest, #board .sq.capture-dest"), \
@@ -89,6 +103,7 @@ def test_a_whole_game_by_clicks(server: ServedApp, driver: webdriver.Chrome, tmp
                 role = chess.piece_symbol(move.promotion)
                 driver.find_element(By.CSS_SELECTOR, f'.promotion [data-promote="{role}"]').click()
                 promoted = True
+            history.push(move)
             before = position.fen()
             wait.until(lambda d: board.get_attribute("data-fen") != before)  # noqa: B023 (called at once)
     status = driver.find_element(By.ID, "status")
