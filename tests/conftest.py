@@ -26,6 +26,7 @@ from serial_phase import (  # noqa: F401
     pytest_collection_modifyitems,
     pytest_configure,
     pytest_unconfigure,
+    pytest_xdist_auto_num_workers,
     pytest_xdist_make_scheduler,
 )
 

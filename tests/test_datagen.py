@@ -335,8 +335,9 @@ def _start_background_run(out: Path, own_group: bool = False) -> subprocess.Pope
     # As nohup starts it: SIGINT ignored, so SIGTERM is the way to stop it.
     run = subprocess.Popen(command, cwd=REPO_ROOT, stderr=subprocess.PIPE, text=True, start_new_session=own_group,
                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
+    # Each worker opens its own shard when it starts: with both there, the whole family is up.
     deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and not any(out.glob("*.kgame")):
+    while time.monotonic() < deadline and len(list(out.glob("*.kgame"))) < 2:
         time.sleep(0.2)
     return run
 
@@ -388,11 +389,15 @@ def test_paused_stops_the_generator_while_a_command_runs(tmp_path: Path) -> None
     import psutil
     out = tmp_path / "data"
     run = _start_background_run(out)
+    family = [psutil.Process(run.pid), *psutil.Process(run.pid).children(recursive=True)]
     try:
-        family = [psutil.Process(run.pid), *psutil.Process(run.pid).children(recursive=True)]
         # The command reports the generator's state from inside the pause, then exits 3.
-        probe = ("import psutil, sys; states = {psutil.Process(p).status() for p in map(int, sys.argv[1:])}; "
-                 "print(sorted(states)); sys.exit(3)")
+        # (A stop takes effect when a process next runs: on a loaded machine it waits up to 10 s for it.)
+        probe = ("import psutil, sys, time; family = [psutil.Process(p) for p in map(int, sys.argv[1:])]\n"
+                 "deadline = time.monotonic() + 10\n"
+                 "while time.monotonic() < deadline and any(p.status() != 'stopped' for p in family):\n"
+                 "    time.sleep(0.05)\n"
+                 "print(sorted({p.status() for p in family})); sys.exit(3)")
         result = _generate("paused", str(out), "--", sys.executable, "-c", probe, *[str(p.pid) for p in family])
         assert result.returncode == 3, result.stderr
         assert result.stdout.strip() == "['stopped']"
@@ -405,11 +410,20 @@ def test_paused_stops_the_generator_while_a_command_runs(tmp_path: Path) -> None
             time.sleep(0.2)
         assert _held(out) > before
         assert _generate("pause", str(out)).returncode == 0
+        # SIGSTOP takes effect when a process next runs, which on a loaded machine can be a moment later.
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and not all(p.status() == psutil.STATUS_STOPPED for p in family):
+            time.sleep(0.05)
         assert all(p.status() == psutil.STATUS_STOPPED for p in family)
         assert _generate("resume", str(out)).returncode == 0
     finally:
+        # A failed check may leave the family stopped: continue all of it, or the stop would hang.
         run.send_signal(signal.SIGTERM)
-        os.kill(run.pid, signal.SIGCONT)
+        for process in family:
+            try:
+                os.kill(process.pid, signal.SIGCONT)
+            except OSError:
+                pass
         run.communicate(timeout=30)
     # Without a running generator the command runs alone, and pause says there is none.
     alone = _generate("paused", str(out), "--", sys.executable, "-c", "print('ran')")
