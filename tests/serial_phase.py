@@ -2,10 +2,11 @@
 
 `python3 -m pytest` runs the tests on two pytest-xdist workers per core (`-n auto` in
 pyproject.toml, `pytest_xdist_auto_num_workers` below).  Most tests only check what an engine or
-a tool answers, and share the cores well.  A test marked `serial` measures something that a loaded machine changes: a clock that
-must not run out, threads that must report within a time, a search cut by `movetime`.  Such a
-test runs in a second phase, after every other test has finished, alone on one worker while the
-others wait, so it sees the machine as a plain `pytest -n 0` run would.
+a tool answers, and share the cores well.  A test marked `serial` measures something that a
+loaded machine changes: a clock that must not run out, threads that must report within a time, a
+search cut by `movetime`.  Such a test runs in a second phase, after every other test has
+finished, alone on one worker while the others wait, so it sees the machine as a plain
+`pytest -n 0` run would.
 
 How the controller learns which tests are serial: it does not collect tests itself (xdist's
 workers do), so each worker writes the node ids of its serial tests to a folder that the
