@@ -197,7 +197,6 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
     cdef int wdl, tb_value, tb_bound, max_value = VALUE_INFINITE, bound
     cdef int raw_eval = 0          # the evaluation as the TT keeps it (static_eval may take a TT bound)
     cdef int singular_beta, singular_extension
-    cdef bint tt_capture
     cdef Move m, best_move = MOVE_NONE, tt_move = MOVE_NONE
     # Set while this node's hash move is tested for singularity: the same node searched
     # without that move, which must neither cut on nor overwrite the node's own TT entry.
@@ -322,9 +321,6 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
     if moves.count == 0:
         return -MATE + ply if in_check else VALUE_DRAW
     score_moves(s, &moves, tt_move, ply)
-    # A hash move that captures: the node's best line is probably tactical, and a quiet move
-    # rarely refutes it (candidate `tt_capture_reduction`: one ply more of LMR for quiet moves).
-    tt_capture = tt_move != MOVE_NONE and is_capture(s, tt_move)
 
     for i in range(moves.count):
         m = pick_next(&moves, i)
@@ -411,8 +407,6 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
                 if pv_node:
                     reduction -= 1
                 if cut_node:
-                    reduction += 1
-                if tt_capture and s.config.tt_capture_reduction:
                     reduction += 1
                 if not improving:
                     reduction += 1

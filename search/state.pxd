@@ -36,7 +36,6 @@ cdef struct SearchConfig:
     bint draw_scaling           # the evaluation scaled toward 0 for material that cannot win (eval/draw_scale.pxd)
     bint kbn_mating             # KBN v K scored toward a corner of the bishop's colour (eval/mating.pxd)
     bint correction_history     # the static evaluation corrected by past searches (search/correction.pxd)
-    bint tt_capture_reduction   # candidate: one ply more of LMR for quiet moves when the hash move captures
 
 
 # Where every searcher starts: every technique on (each was adopted by games: an SPRT, or for
@@ -62,7 +61,6 @@ cdef inline SearchConfig adopted_config() noexcept nogil:
     config.draw_scaling = True
     config.kbn_mating = True
     config.correction_history = True
-    config.tt_capture_reduction = False   # candidate, off while its SPRT runs
     return config
 
 
