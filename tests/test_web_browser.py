@@ -25,6 +25,7 @@ from tests.web_helpers import (
     served,
 )
 from web.app import create_app
+from web.validation import ELO_RANGE
 
 STOCKFISH = "/usr/games/stockfish"
 FAKE = Path(__file__).resolve().parent / "fake_engines" / "fake_uci.py"
@@ -67,9 +68,12 @@ def _after(board: chess.Board, move: chess.Move) -> str:
 def test_a_whole_game_by_clicks(server: ServedApp, driver: webdriver.Chrome, tmp_path: Path) -> None:
     """White (the player, moves chosen by Stockfish) promotes by the picker and mates Kestrel at Skill Level 0."""
     driver.get(server.url + "/play")
+    # The UCI_Elo field offers the engine's own range, read from the server.
+    level = driver.find_element(By.ID, "level-value")
+    WebDriverWait(driver, 30).until(lambda _: level.get_attribute("max") == str(ELO_RANGE[1]))
+    assert level.get_attribute("min") == str(ELO_RANGE[0])
     Select(driver.find_element(By.ID, "side")).select_by_value("w")
     Select(driver.find_element(By.ID, "level-kind")).select_by_value("skill")
-    level = driver.find_element(By.ID, "level-value")
     level.clear()
     level.send_keys("0")
     driver.find_element(By.ID, "use-clock").click()  # off: the engine thinks a fixed time

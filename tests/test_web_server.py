@@ -19,10 +19,11 @@ import chess
 import pytest
 
 from tests.web_helpers import ServedApp, served
+from uci_engine.options import build_options
 from web.app import create_app
 from web.cli import is_loopback
 from web.engines import POOL_KEY
-from web.validation import MAX_HASH_MB, MAX_MULTIPV, MAX_PLIES, MAX_THREADS
+from web.validation import ELO_RANGE, MAX_HASH_MB, MAX_MULTIPV, MAX_PLIES, MAX_THREADS, parse_level
 
 FAKE = Path(__file__).resolve().parent / "fake_engines" / "fake_uci.py"
 KQK = "8/8/8/4k3/8/8/8/4K2Q w - - 0 1"
@@ -104,7 +105,7 @@ def test_pgn_loads(fake_server: ServedApp) -> None:
 
 
 @pytest.mark.parametrize(("data", "message"), [
-    ({"moves": [], "level": {"kind": "elo", "value": 900}}, "UCI_Elo must be between 1320 and 2300"),
+    ({"moves": [], "level": {"kind": "elo", "value": 900}}, f"UCI_Elo must be between {ELO_RANGE[0]} and"),
     ({"moves": [], "level": {"kind": "skill", "value": 21}}, "Skill Level must be between 0 and 20"),
     ({"moves": [], "level": {"kind": "skill", "value": "3"}}, "value must be a number"),
     ({"moves": [], "level": {"kind": "god"}}, "level kind must be"),
@@ -117,6 +118,21 @@ def test_pgn_loads(fake_server: ServedApp) -> None:
 def test_engine_requests_are_checked(fake_server: ServedApp, data: dict[str, Any], message: str) -> None:
     status, answer = post(fake_server, "/api/move", data)
     assert status == 400 and message in answer["error"], answer
+
+
+def test_the_page_offers_the_levels_the_engine_declares(fake_server: ServedApp) -> None:
+    """The play page reads its ranges from /api/levels: the engine's own UCI_Elo and Skill Level
+    bounds, both ends accepted and one past them refused."""
+    options = build_options()
+    with urllib.request.urlopen(fake_server.url + "/api/levels", timeout=60) as response:
+        ranges = json.loads(response.read())
+    assert ranges == {"elo": [options["UCI_Elo"].min, options["UCI_Elo"].max],
+                      "skill": [options["Skill Level"].min, options["Skill Level"].max]}
+    for kind, (low, high) in ranges.items():
+        assert parse_level({"kind": kind, "value": low}).value == low
+        assert parse_level({"kind": kind, "value": high}).value == high
+        status, answer = post(fake_server, "/api/move", {"moves": [], "level": {"kind": kind, "value": high + 1}})
+        assert status == 400 and f"between {low} and {high}" in answer["error"], answer
 
 
 def test_a_crashing_engine_is_reported_and_replaced() -> None:

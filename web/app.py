@@ -17,7 +17,7 @@ from aiohttp import web
 from web import analysis, play
 from web.engines import KESTREL_COMMAND, POOL_KEY, EngineDied, EnginePool, EnginesBusy
 from web.positions import describe, parse_tags
-from web.validation import BadRequest, parse_pgn
+from web.validation import ELO_RANGE, SKILL_RANGE, BadRequest, parse_pgn
 
 MAX_BODY_BYTES = 512 * 1024
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
@@ -85,6 +85,11 @@ async def draw_offer(request: web.Request) -> web.Response:
     return web.json_response(await play.draw_offer(request.app[POOL_KEY], await body(request)))
 
 
+async def levels(request: web.Request) -> web.Response:
+    """The levels the play page offers: the engine's own UCI_Elo and Skill Level ranges."""
+    return web.json_response({"elo": list(ELO_RANGE), "skill": list(SKILL_RANGE)})
+
+
 async def status(request: web.Request) -> web.Response:
     pool = request.app[POOL_KEY]
     return web.json_response({"engines": len(pool.processes), "limit": pool.limit, "deaths": pool.deaths})
@@ -114,6 +119,7 @@ def create_app(engine_command: list[str] | None = None, max_engines: int = 3) ->
     app.router.add_post("/api/move", engine_move)
     app.router.add_post("/api/draw", draw_offer)
     app.router.add_get("/api/status", status)
+    app.router.add_get("/api/levels", levels)
     app.router.add_get("/ws/analyse", analysis.socket)
     app.router.add_static("/static", static_dir(), follow_symlinks=False)
     return app

@@ -27,12 +27,28 @@ function readSettings() {
   game.start = fen || null;
 }
 
+// The ranges come from the server (/api/levels), which takes them from the engine's option table.
+const levelRanges = { elo: null, skill: null };
+
 function levelLimits() {
   const kind = $("level-kind").value;
   const input = $("level-value");
   input.disabled = kind === "full";
-  if (kind === "elo") { input.min = 1320; input.max = 2300; if (input.value < 1320 || input.value > 2300) input.value = 1500; }
-  if (kind === "skill") { input.min = 0; input.max = 20; if (input.value < 0 || input.value > 20) input.value = 0; }
+  const range = levelRanges[kind];
+  if (!range) return;
+  [input.min, input.max] = range;
+  const value = Number(input.value);
+  if (value < range[0] || value > range[1]) input.value = kind === "elo" ? Math.min(Math.max(1500, range[0]), range[1]) : range[0];
+}
+
+async function loadLevelRanges() {
+  try {
+    const response = await fetch("/api/levels");
+    Object.assign(levelRanges, await response.json());
+    levelLimits();
+  } catch (err) {
+    notice(`cannot read the level ranges: ${err.message}`, "error");
+  }
 }
 
 async function newGame() {
@@ -225,5 +241,5 @@ $("copy-pgn").addEventListener("click", async () => {
 $("download-pgn").addEventListener("click", () => downloadText("kestrel-game.pgn", $("pgn").value));
 game.tickAt = performance.now();
 setInterval(tick, 100);
-levelLimits();
+loadLevelRanges();
 newGame();
