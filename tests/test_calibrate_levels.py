@@ -133,9 +133,11 @@ def test_a_round_plays_writes_the_ledger_refits_and_signs(tmp_path: Path) -> Non
     strength_file.write_text(Path(strength.__file__).read_text(encoding="utf-8"), encoding="utf-8")
     record.write_text(levels_record.RECORD.read_text(encoding="utf-8"), encoding="utf-8")
     notes = len(levels_record.read_record(record)["notes"])
-    assert cal.main(["round", "smoke", "--levels", "1350", "--games", "2", "--tc", "1+0.05", "--runs", str(tmp_path),
+    runs = tmp_path / "runs"                                  # not there yet, as in a clean clone
+    assert cal.main(["round", "smoke", "--levels", "1350", "--games", "2", "--tc", "1+0.05", "--runs", str(runs),
                      "--ledger-file", str(ledger), "--strength-file", str(strength_file), "--record", str(record),
                      "--stockfish", STOCKFISH, "--no-build"]) == 0     # as built: a rebuild costs CI a minute
+    assert (runs / "smoke-1350.pgn").is_file()
     rows = list(csv.reader(ledger.read_text().splitlines()))
     assert len(rows) == 1 and rows[0][0] == "pl-smoke-1350" and rows[0][6] == "2" and "pentanomial [" in rows[0][16]
     written = levels_record.read_record(record)

@@ -325,6 +325,7 @@ def parse_resign_arguments(argv: Sequence[str]) -> argparse.Namespace:
 def play_levels(folder: Path, args: argparse.Namespace) -> list[Measurement]:
     """Each level's games (played, or read where its file holds them); RuntimeError when the runner fails."""
     measurements = []
+    args.runs.mkdir(parents=True, exist_ok=True)      # a clean clone has no runs/ (git keeps it out)
     for elo in args.levels:
         pgn = args.runs / f"{args.name}-{elo}.pgn"
         played = tally_of(pgn).games if pgn.exists() else 0
