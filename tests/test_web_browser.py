@@ -55,7 +55,6 @@ def click_square(driver: webdriver.Chrome, square: str) -> None:
     driver.find_element(By.CSS_SELECTOR, f'#board [data-square="{square}"]').click()
 
 
-@pytest.mark.debian
 def _after(board: chess.Board, move: chess.Move) -> str:
     """The FEN after `move`, `board` left as it was."""
     board.push(move)
@@ -65,6 +64,7 @@ def _after(board: chess.Board, move: chess.Move) -> str:
         board.pop()
 
 
+@pytest.mark.debian  # Stockfish chooses the player's moves
 def test_a_whole_game_by_clicks(server: ServedApp, driver: webdriver.Chrome, tmp_path: Path) -> None:
     """White (the player, moves chosen by Stockfish) promotes by the picker and mates Kestrel at Skill Level 0."""
     driver.get(server.url + "/play")
