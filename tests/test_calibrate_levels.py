@@ -187,6 +187,8 @@ def test_a_round_within_its_bands_marks_the_anchors_measured(tmp_path: Path, mon
         assert [row[0] for row in rows] == [f"pl-r9-{elo}" for elo in (*cal.ROUND_LEVELS, FULL_STRENGTH_ELO)]
         written = levels_record.read_record(record)
         assert [anchor["measured"] for anchor in written["anchors"]] == [not refitted] * len(written["anchors"])
+        assert (written["measured_with"]["round"] == "r9") == (not refitted)
+        assert ("refitted from round r9" in written["measured_with"]["round"]) == refitted
         assert (cal.curve_in(strength_file.read_text(encoding="utf-8")) != CURVE) == refitted
         assert ("out of +-75" in signed[-1]) == refitted and "r9" in signed[-1]
     assert "1900 played" in signed[-1]

@@ -121,8 +121,8 @@ def test_the_levels_grow_stronger_at_their_node_budgets() -> None:
     thread, the Hash default, a cleared table a position).  The levels up to about 30,000 nodes, so
     that CI can afford them; the games of docs/play.md cover the rest.  160 positions, since on 40
     two neighbouring levels (2,068 and 6,713 nodes) once came out in either order (kestrel-7: 9.3
-    against 8.5).  With kestrel-8 the four levels (736, 2,068, 6,713 and 29,806 nodes) find 26.3,
-    30.3, 41.0 and 74.5 of the 160."""
+    against 8.5).  With kestrel-8 and the curve of round levels11-k8 the four levels (419, 1,404,
+    6,815 and 28,856 nodes) find 24.6, 29.8, 41.0 and 81.3 of the 160."""
     from eval.networks import builtin_network
     from search.board.position import Position
     from search.limits import SearchLimits

@@ -380,6 +380,9 @@ def run_round(args: argparse.Namespace) -> int:
         write_curve(args.strength_file, curve)
         record["anchors"] = [{"elo": a.elo, "measured": False, "with": f"fitted from round {args.name} "
                               f"({BUILTIN_NET} at {commit}), not measured: play the next round"} for a in curve]
+        # The curve that was measured is gone: say so, rather than keep naming the round that measured it.
+        record["measured_with"] = {"net": BUILTIN_NET, "commit": commit,
+                                   "round": f"none yet: the curve was refitted from round {args.name}'s games"}
         note = (f"round {args.name} ({BUILTIN_NET} at {commit}): "
                 f"{', '.join(f'{m.elo} played {m.performance:.0f}' for m in missed)}, out of +-{BAND}; "
                 "the curve refitted from its games")
