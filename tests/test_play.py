@@ -15,8 +15,7 @@ import pytest
 from conftest import ENGINE_COMMAND, REPO, STOCKFISH, UciProcess, info_strings
 
 from search.info import SearchInfo, SearchResult
-from uci_engine.options import MAX_ELO, MIN_ELO
-from uci_engine.strength import FULL_STRENGTH_ELO, elo_for_skill, level_for_elo
+from uci_engine.strength import FULL_STRENGTH_ELO, MIN_ELO, elo_for_skill, level_for_elo
 from uci_engine.wdl import wdl_per_mille
 
 SYZYGY = REPO.parent / "shared" / "data" / "syzygy"
@@ -86,7 +85,7 @@ def test_levels_weaken_steadily_and_skill_maps_onto_elo() -> None:
         assert earlier.nodes < later.nodes                 # sees further as the level rises ...
         assert earlier.temperature >= later.temperature    # ... and strays less, and less far
         assert earlier.margin >= later.margin and earlier.lines >= later.lines
-    assert MAX_ELO == FULL_STRENGTH_ELO and level_for_elo(MAX_ELO) is None   # the range ends at full strength
+    assert level_for_elo(FULL_STRENGTH_ELO) is None   # the range ends at full strength
     assert level_for_elo(5) == level_for_elo(MIN_ELO)
     assert level_for_elo(FULL_STRENGTH_ELO - 1) is not None
     assert elo_for_skill(0) == MIN_ELO and elo_for_skill(20) == FULL_STRENGTH_ELO
@@ -216,7 +215,7 @@ def test_a_level_searches_alike_with_any_threads_and_in_mcts_mode(engine: UciPro
 @pytest.mark.serial
 def test_every_level_answers_within_its_clock(engine: UciProcess, go: str) -> None:
     """Short clocks, increment only and movetime: a level answers in time at every number."""
-    for elo in (MIN_ELO, 1800, MAX_ELO - 1):
+    for elo in (MIN_ELO, 1800, FULL_STRENGTH_ELO - 1):
         answer(engine, "setoption name UCI_LimitStrength value true", f"setoption name UCI_Elo value {elo}")
         engine.send("position startpos moves d2d4 g8f6 c2c4", go)
         started = time.monotonic()
@@ -488,6 +487,6 @@ def test_a_level_set_through_lichess_bot_uci_options_plays_a_game(tmp_path: Path
             assert result.info.get("nodes", 0) <= level.nodes + 1024     # the level was applied
             board.push(result.move)
         with pytest.raises(chess.engine.EngineError):     # the range ends where full strength begins
-            engine.configure({"UCI_Elo": MAX_ELO + 1})
+            engine.configure({"UCI_Elo": FULL_STRENGTH_ELO + 1})
     finally:
         engine.quit()

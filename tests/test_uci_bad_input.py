@@ -16,7 +16,7 @@ from conftest import ENGINE_COMMAND, REPO_ROOT, UciProcess, bestmoves, info_stri
 from net_files import constant_net_file
 
 from uci_engine.book import MAX_BOOK_BYTES
-from uci_engine.options import MAX_ELO, MIN_ELO
+from uci_engine.strength import FULL_STRENGTH_ELO, MIN_ELO
 
 AFTER_E4 = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
 CONSTANT_CP = 1235      # what the constant net says about every position, for the side to move
@@ -72,7 +72,7 @@ def test_bad_options(engine: UciProcess) -> None:
         ["option Hash needs a value (setoption name Hash value ...)"]
     assert answer_to(engine, "setoption name Threads value 0") == ["option Threads must be from 1 to 256, not 0"]
     assert answer_to(engine, "setoption name UCI_Elo value 5") == [
-        f"option UCI_Elo must be from {MIN_ELO} to {MAX_ELO}, not 5"]
+        f"option UCI_Elo must be from {MIN_ELO} to {FULL_STRENGTH_ELO}, not 5"]
     assert answer_to(engine, "setoption name Ponder value maybe") == ["option Ponder takes true or false, not 'maybe'"]
     assert answer_to(engine, "setoption name SearchMode value Random")[0].startswith("option SearchMode takes one of")
     assert answer_to(engine, "setoption Hash 32") == ["expected setoption name <name> [value <value>]"]

@@ -10,7 +10,7 @@ import pytest
 import tomllib
 from conftest import REPO, UciProcess, bestmoves, info_strings
 
-from uci_engine.options import MAX_ELO, MIN_ELO
+from uci_engine.strength import FULL_STRENGTH_ELO, MIN_ELO
 
 BESTMOVE = re.compile(r"bestmove ([a-h][1-8][a-h][1-8][nbrq]?|0000)( ponder [a-h][1-8][a-h][1-8][nbrq]?)?")
 INFO_ITERATION = re.compile(
@@ -28,7 +28,7 @@ EXPECTED_OPTIONS = [
     "option name BookFile type string default <empty>",
     "option name UCI_Chess960 type check default false",
     "option name UCI_LimitStrength type check default false",
-    f"option name UCI_Elo type spin default {MAX_ELO} min {MIN_ELO} max {MAX_ELO}",
+    f"option name UCI_Elo type spin default {FULL_STRENGTH_ELO} min {MIN_ELO} max {FULL_STRENGTH_ELO}",
     "option name Skill Level type spin default 20 min 0 max 20",
     "option name SyzygyPath type string default <empty>",
     "option name SyzygyProbeDepth type spin default 1 min 1 max 100",

@@ -15,16 +15,13 @@ from typing import Any
 from search.limits import MAX_HASH_MB, MAX_MULTIPV, MAX_THREADS
 from search.mcts_settings import SETTINGS as MCTS_SETTINGS
 from search.mcts_settings import Setting
-from uci_engine.strength import CURVE as STRENGTH_CURVE
+from uci_engine.strength import FULL_STRENGTH_ELO, MAX_SKILL_LEVEL, MIN_ELO
 
 OptionValue = bool | int | str | None
 Applier = Callable[[Any, Any], None]
 
 
 MAX_MOVE_OVERHEAD_MS = 5000
-# UCI_Elo's range: the strength curve's (uci_engine/strength.py), from Stockfish's lower end to
-# where the curve meets Kestrel's full strength (docs/play.md has the calibration).
-MIN_ELO, MAX_ELO = STRENGTH_CURVE[0].elo, STRENGTH_CURVE[-1].elo
 
 _INTEGER = re.compile(r"[+-]?[0-9]+")
 OPTION_TYPES = ("check", "spin", "combo", "button", "string")
@@ -204,10 +201,12 @@ def build_options(search_modes: tuple[str, ...] = ("AlphaBeta",),
         Option("OwnBook", "check", False),
         Option("BookFile", "string", ""),
         Option("UCI_Chess960", "check", False),
-        # Human levels: UCI_Elo when UCI_LimitStrength is on, else Skill Level below 20.
+        # Human levels: UCI_Elo when UCI_LimitStrength is on, else Skill Level below its top.  UCI_Elo's
+        # range is the strength curve's (uci_engine/strength.py): from Stockfish's lower end to where
+        # the curve meets Kestrel's full strength (docs/play.md has the calibration).
         Option("UCI_LimitStrength", "check", False),
-        Option("UCI_Elo", "spin", MAX_ELO, MIN_ELO, MAX_ELO),
-        Option("Skill Level", "spin", 20, 0, 20),
+        Option("UCI_Elo", "spin", FULL_STRENGTH_ELO, MIN_ELO, FULL_STRENGTH_ELO),
+        Option("Skill Level", "spin", MAX_SKILL_LEVEL, 0, MAX_SKILL_LEVEL),
         # Syzygy tablebases at the root, as Stockfish names the options.
         Option("SyzygyPath", "string", ""),
         Option("SyzygyProbeDepth", "spin", 1, 1, 100),

@@ -97,6 +97,8 @@ CURVE: tuple[StrengthLevel, ...] = (
 )
 MIN_ELO = CURVE[0].elo
 FULL_STRENGTH_ELO = CURVE[-1].elo
+# `Skill Level` runs from 0 (MIN_ELO) to this (full strength), as in Stockfish.
+MAX_SKILL_LEVEL = 20
 
 # Search techniques a level up to LEVEL_SWITCHES_UP_TO searches without (alpha-beta configure()
 # switches), whatever the environment asks.  The curve was fitted without singular extensions, which
@@ -186,8 +188,9 @@ def against_a_bare_king(root: Position) -> bool:
 
 
 def elo_for_skill(skill: int) -> int:
-    """`Skill Level` 0..20 evenly on the UCI_Elo scale: 0 is MIN_ELO, 20 full strength."""
-    return round(MIN_ELO + (FULL_STRENGTH_ELO - MIN_ELO) * min(max(skill, 0), 20) / 20)
+    """`Skill Level` 0..MAX_SKILL_LEVEL evenly on the UCI_Elo scale: 0 is MIN_ELO, the top full
+    strength."""
+    return round(MIN_ELO + (FULL_STRENGTH_ELO - MIN_ELO) * min(max(skill, 0), MAX_SKILL_LEVEL) / MAX_SKILL_LEVEL)
 
 
 class LevelSearcher(Protocol):

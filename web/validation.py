@@ -13,7 +13,7 @@ from typing import Any
 import chess
 import chess.pgn
 
-from uci_engine.strength import FULL_STRENGTH_ELO, MIN_ELO
+from uci_engine.strength import FULL_STRENGTH_ELO, MAX_SKILL_LEVEL, MIN_ELO
 
 MAX_PLIES = 600  # a game longer than this is refused (the fifty-move rule ends real games sooner)
 MAX_PGN_CHARS = 200_000
@@ -25,7 +25,7 @@ MAX_ANALYSIS_S = 60.0  # one analysis stops by itself after this long
 MAX_CLOCK_S = 3 * 3600.0
 MAX_INCREMENT_S = 60.0
 ELO_RANGE = (MIN_ELO, FULL_STRENGTH_ELO)  # the engine's UCI_Elo option: the strength curve's ends
-SKILL_RANGE = (0, 20)
+SKILL_RANGE = (0, MAX_SKILL_LEVEL)  # the engine's Skill Level option
 
 
 class BadRequest(ValueError):
