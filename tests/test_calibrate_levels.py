@@ -192,3 +192,64 @@ def test_a_round_within_its_bands_marks_the_anchors_measured(tmp_path: Path, mon
         assert (cal.curve_in(strength_file.read_text(encoding="utf-8")) != CURVE) == refitted
         assert ("out of +-75" in signed[-1]) == refitted and "r9" in signed[-1]
     assert "1900 played" in signed[-1]
+
+
+def write_ledger(path: Path, rows: list[list[str]]) -> None:
+    header = ("id,date,technique,commit,baseline,time_control,games,wins,losses,draws,elo,elo_low,elo_high,llr,"
+              "verdict,command,notes")
+    with path.open("w", encoding="utf-8", newline="") as file:
+        file.write(header + "\n")
+        csv.writer(file, lineterminator="\n").writerows(rows)
+
+
+def ledger_level(name: str, elo: int, commit: str, wins: int, losses: int, draws: int) -> list[str]:
+    return [f"pl-{name}-{elo}", "2026-12-06", "calibration", commit, "Stockfish", "10+0.1",
+            str(wins + losses + draws), str(wins), str(losses), str(draws), "0", "0", "0", "", "measurement",
+            "python -m tools.calibrate_levels round", f"plays at about {elo}; pentanomial [1, 2, 3, 4, 5]; games"]
+
+
+def test_a_round_whose_games_are_gone_is_pooled_from_its_ledger_rows(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """No runs/NAME-ELO.pgn: the rows pl-NAME-ELO give each level's tally and the commit whose curve
+    played it; a commit named in the spec must be theirs."""
+    ledger = tmp_path / "ledger.csv"
+    write_ledger(ledger, [ledger_level("old", 1700, "abc1234", 40, 15, 5),
+                          ledger_level("old", 2100, "abc1234", 20, 30, 10),
+                          ledger_level("older", 1700, "def5678", 1, 1, 1), ["pl-old-x", *["0"] * 16]])
+    asked: list[str] = []
+    monkeypatch.setattr(cal, "curve_of", lambda commit: asked.append(commit) or CURVE)
+    pooled = cal.pooled_round("old", tmp_path, ledger)
+    assert [(m.elo, m.tally.wins, m.tally.losses, m.tally.draws) for m in pooled] == [(1700, 40, 15, 5),
+                                                                                       (2100, 20, 30, 10)]
+    assert pooled[0].tally.pentanomial == [1, 2, 3, 4, 5] and set(asked) == {"abc1234"}
+    assert [m.position for m in pooled] == pytest.approx([1700, 2100], abs=1)
+    assert len(cal.pooled_round("old:abc1234", tmp_path, ledger)) == 2
+    for spec in ("old:fff0000", "missing"):
+        with pytest.raises(ValueError):
+            cal.pooled_round(spec, tmp_path, ledger)
+
+
+def test_a_round_refits_with_the_rounds_it_pools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`round --pool NAME`: a level that missed is refitted from this round's games and the pooled
+    round's together, and the record and the ledger's command say so."""
+    ledger, strength_file, record = tmp_path / "ledger.csv", tmp_path / "strength.py", tmp_path / "record.json"
+    source = Path(strength.__file__).read_text(encoding="utf-8")
+    monkeypatch.setattr(cal, "checkout", lambda revision, build=True: cal.REPO)
+    monkeypatch.setattr(cal, "resign_afresh", lambda note, path: None)
+    monkeypatch.setattr(cal, "curve_of", lambda commit: CURVE)
+    games = [measured(elo, *((40, 20) if elo == 1900 else (30, 30))) for elo in (*cal.ROUND_LEVELS, FULL_STRENGTH_ELO)]
+    monkeypatch.setattr(cal, "play_levels", lambda folder, args: games)
+    curves = []
+    for pool in ([], ["--pool", "old"]):
+        # The pooled round played 1900 weaker, over many games: it pulls the refit back.
+        write_ledger(ledger, [ledger_level("old", 1900, "abc1234", 100, 300, 0)])
+        strength_file.write_text(source, encoding="utf-8")
+        record.write_text(levels_record.RECORD.read_text(encoding="utf-8"), encoding="utf-8")
+        assert cal.main(["round", "r9", "--ledger-file", str(ledger), "--strength-file", str(strength_file),
+                         "--record", str(record), "--stockfish", STOCKFISH, *pool]) == 0
+        curves.append({a.elo: a.nodes for a in cal.curve_in(strength_file.read_text(encoding="utf-8"))})
+        rows = list(csv.DictReader(ledger.read_text().splitlines()))
+        assert all(("--pool old" in row["command"]) == bool(pool) for row in rows if row["id"].startswith("pl-r9-"))
+        written = levels_record.read_record(record)
+        assert ("rounds r9 and old" in written["measured_with"]["round"]) == bool(pool)
+    assert curves[1][1900] > curves[0][1900]

@@ -6,7 +6,8 @@ notes) to docs/experiments.csv, and then either, every level within +-75 Elo of 
 games or more, marks the curve's anchors measured with this engine, or refits the curve in
 uci_engine/strength.py (the top anchor moved to where full strength played, a level that missed
 between anchors made an anchor) and marks it fitted, not measured (play the next round); either way
-it re-signs the calibration record (tools/levels_record.py).  ``--dry-run`` prints the
+it re-signs the calibration record (tools/levels_record.py).  ``--pool NAME`` fits a refit with an
+earlier round's games too (see below).  ``--dry-run`` prints the
 runner commands and writes nothing.  ``python -m tools.calibrate_levels resign --note "..."``
 re-signs the record without games, with a note that says why the levels did not move.
 
@@ -28,7 +29,9 @@ One round of 60 games a level measures each level to about +/-90 Elo, so a fit f
 chases noise (round 4's refit overshot).  ``--pool NAME:COMMIT`` adds an earlier round's games
 (``runs/NAME-ELO.pgn``, played with COMMIT's curve) to the fit: each of its levels is placed on
 today's curve at the number with the same node budget, and the fit weighs every point by its
-games.  Pool only rounds played with the same net: a stronger net makes every node budget stronger.
+games; where the games are gone with the machine they were played on, the round's ledger rows
+(``--pool NAME``: W-L-D, pentanomial counts and commit) stand in for them.  Pool only rounds played
+with the same net: a stronger net makes every node budget stronger.
 
     python -m tools.calibrate_levels 1350 1500 1700 1900 2100 2300 --games 60 --tc 10+0.1 \\
         --name levels-nnue4 --srand 4701 --fit
@@ -186,21 +189,38 @@ def curve_in(source: str) -> tuple[StrengthLevel, ...]:
     raise ValueError("no CURVE in this uci_engine/strength.py")
 
 
-def pooled_round(spec: str, runs: Path) -> list[Measurement]:
-    """An earlier round's levels (`NAME:COMMIT`: runs/NAME-ELO.pgn played with COMMIT's curve), each
-    placed on today's curve by its node budget."""
+def pooled_round(spec: str, runs: Path, ledger: Path = LEDGER) -> list[Measurement]:
+    """An earlier round's levels, each placed on today's curve by its node budget: from its games
+    (`NAME:COMMIT`: runs/NAME-ELO.pgn played with COMMIT's curve) or, where those are gone (games
+    do not outlive the machine they were played on), from its ledger rows pl-NAME-ELO, which name
+    their commit (`NAME`, or `NAME:COMMIT` to check it)."""
     name, _, commit = spec.partition(":")
-    if not commit:
-        raise ValueError(f"--pool {spec}: say NAME:COMMIT")
-    curve = curve_of(commit)
+    pgns = [pgn for pgn in sorted(runs.glob(f"{name}-*.pgn")) if pgn.stem.removeprefix(f"{name}-").isdigit()]
+    if pgns:
+        if not commit:
+            raise ValueError(f"--pool {spec}: say NAME:COMMIT (the commit whose curve played runs/{name}-ELO.pgn)")
+        curve = curve_of(commit)
+        return [Measurement(elo, tally_of(pgn), number_with_nodes(level_for_elo(elo, curve)))
+                for pgn in pgns for elo in [int(pgn.stem.removeprefix(f"{name}-"))]]
     found = []
-    for pgn in sorted(runs.glob(f"{name}-*.pgn")):
-        elo = pgn.stem.removeprefix(f"{name}-")
-        if elo.isdigit():
-            found.append(Measurement(int(elo), tally_of(pgn), number_with_nodes(level_for_elo(int(elo), curve))))
+    for row in ledger_rows(ledger, f"pl-{name}-"):
+        if commit and not row["commit"].startswith(commit):
+            raise ValueError(f"--pool {spec}: ledger row {row['id']} was played on {row['commit']}")
+        elo = int(row["id"].removeprefix(f"pl-{name}-"))
+        pentanomial = re.search(r"pentanomial \[([0-9, ]+)\]", row["notes"])
+        tally = Tally(int(row["wins"]), int(row["losses"]), int(row["draws"]),
+                      [int(n) for n in pentanomial.group(1).split(",")] if pentanomial else [0] * 5)
+        found.append(Measurement(elo, tally, number_with_nodes(level_for_elo(elo, curve_of(row["commit"])))))
     if not found:
-        raise ValueError(f"--pool {spec}: no {runs}/{name}-ELO.pgn")
+        raise ValueError(f"--pool {spec}: no {runs}/{name}-ELO.pgn and no ledger rows pl-{name}-ELO in {ledger}")
     return found
+
+
+def ledger_rows(ledger: Path, prefix: str) -> list[dict[str, str]]:
+    """The rows of the experiments ledger whose id is `prefix` and a number."""
+    with ledger.open(encoding="utf-8", newline="") as file:
+        return [row for row in csv.DictReader(file)
+                if row["id"].startswith(prefix) and row["id"].removeprefix(prefix).isdigit()]
 
 
 def fitted_curve(measurements: Sequence[Measurement], top: int | None = None,
@@ -246,7 +266,7 @@ def ledger_row(measurement: Measurement, args: argparse.Namespace, folder: Path)
     commit = git("-C", str(folder), "rev-parse", "--short=7", "HEAD")
     if getattr(args, "round", False):
         command = (f"python -m tools.calibrate_levels round {args.name} --games {args.games} --tc {args.tc} "
-                   f"--srand {args.srand}")
+                   f"--srand {args.srand}" + "".join(f" --pool {spec}" for spec in getattr(args, "pool", [])))
     else:
         command = (f"python -m tools.calibrate_levels {measurement.elo} --commit {commit} --games {args.games} "
                    f"--tc {args.tc} --name {args.name} --srand {args.srand}")
@@ -302,6 +322,9 @@ def parse_round_arguments(argv: Sequence[str]) -> argparse.Namespace:
     parser.add_argument("--levels", nargs="+", type=int, default=[*ROUND_LEVELS, FULL_STRENGTH_ELO],
                         help="UCI_Elo values to play (default: the issue's six and the top)")
     add_match_arguments(parser)
+    parser.add_argument("--pool", action="append", default=[], metavar="NAME[:COMMIT]",
+                        help="if the curve is refitted, fit it with an earlier round's games too (its PGNs in "
+                             "--runs, or its ledger rows; same net only; repeatable)")
     parser.add_argument("--dry-run", action="store_true", help="print the runner commands; play and write nothing")
     parser.add_argument("--no-build", action="store_true",
                         help="play this checkout as it is built, without `setup.py build_ext --inplace` first")
@@ -360,6 +383,7 @@ def run_round(args: argparse.Namespace) -> int:
         print(f"then: ledger rows pl-{args.name}-ELO appended to {args.ledger_file}; the curve in "
               f"{args.strength_file} kept (every level within +-{BAND}) or refitted; {args.record} re-signed")
         return 0
+    pooled = [m for spec in args.pool for m in pooled_round(spec, args.runs, args.ledger_file)]
     folder = checkout(WORKTREE, build=not args.no_build)
     measurements = play_levels(folder, args)
     print_table(measurements)
@@ -375,17 +399,20 @@ def run_round(args: argparse.Namespace) -> int:
     if missed:
         # The top moves only when full strength played away from it: the range ends where it plays.
         top = played_top[0].performance if played_top else FULL_STRENGTH_ELO
-        curve = fitted_curve(measurements, int(round(top, -1)) if abs(top - FULL_STRENGTH_ELO) > BAND else None,
+        curve = fitted_curve([*measurements, *pooled],
+                             int(round(top, -1)) if abs(top - FULL_STRENGTH_ELO) > BAND else None,
                              [m.elo for m in missed if m.elo < FULL_STRENGTH_ELO])
+        fitted_from = (f"rounds {' and '.join([args.name, *(spec.partition(':')[0] for spec in args.pool)])}"
+                       if args.pool else f"round {args.name}")
         write_curve(args.strength_file, curve)
-        record["anchors"] = [{"elo": a.elo, "measured": False, "with": f"fitted from round {args.name} "
+        record["anchors"] = [{"elo": a.elo, "measured": False, "with": f"fitted from {fitted_from} "
                               f"({BUILTIN_NET} at {commit}), not measured: play the next round"} for a in curve]
         # The curve that was measured is gone: say so, rather than keep naming the round that measured it.
         record["measured_with"] = {"net": BUILTIN_NET, "commit": commit,
-                                   "round": f"none yet: the curve was refitted from round {args.name}'s games"}
+                                   "round": f"none yet: the curve was refitted from {fitted_from}"}
         note = (f"round {args.name} ({BUILTIN_NET} at {commit}): "
                 f"{', '.join(f'{m.elo} played {m.performance:.0f}' for m in missed)}, out of +-{BAND}; "
-                "the curve refitted from its games")
+                f"the curve refitted from {fitted_from}")
     elif min(m.tally.games for m in measurements) < CALIBRATION_GAMES:
         record["anchors"] = [{"elo": a.elo, "measured": False, "with": f"round {args.name} ({BUILTIN_NET} at "
                               f"{commit}) played fewer than {CALIBRATION_GAMES} games a level"} for a in CURVE]
