@@ -25,6 +25,7 @@ import pytest
 from serial_phase import (  # noqa: F401
     pytest_collection_modifyitems,
     pytest_configure,
+    pytest_runtest_protocol,
     pytest_unconfigure,
     pytest_xdist_auto_num_workers,
     pytest_xdist_make_scheduler,

@@ -5,8 +5,19 @@ pyproject.toml, `pytest_xdist_auto_num_workers` below).  Most tests only check w
 a tool answers, and share the cores well.  A test marked `serial` measures something that a
 loaded machine changes: a clock that must not run out, threads that must report within a time, a
 search cut by `movetime`.  Such a test runs in a second phase, after every other test has
-finished, alone on one worker while the others wait, so it sees the machine as a plain
-`pytest -n 0` run would.
+finished:
+
+- `@pytest.mark.serial` (threads, or several busy processes at once): alone on the machine, as
+  a plain `pytest -n 0` run would see it;
+- `@pytest.mark.serial(cores=1)` (one searching thread at a time: a single-threaded engine, a
+  game whose sides think in turn): on a core of its own, so on two cores two such tests run side
+  by side, and never beside any other test.
+
+Who may run beside whom is enforced by core tokens, one lock file a core, taken around each test
+(`pytest_runtest_protocol`): a parallel-phase test shares every token, a `serial(cores=1)` test
+holds one token alone, a `serial` test holds every token alone.  The scheduler only decides the
+order: the parallel tests first on every worker; then the one-core tests spread over one worker
+a core; then the whole-machine tests on one worker.
 
 How the controller learns which tests are serial: it does not collect tests itself (xdist's
 workers do), so each worker writes the node ids of its serial tests to a folder that the
@@ -20,11 +31,15 @@ elsewhere (tests/test_serial_phase.py runs a small suite with it).
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import io
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Sequence
+import time
+from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +54,20 @@ LIST_FOLDER_VARIABLE = "KESTREL_SERIAL_TEST_LISTS"
 
 def is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
+
+
+def usable_cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def serial_kind(item: pytest.Item) -> str | None:
+    """"machine" for a test that must run alone, "core" for one that needs a core of its own,
+    None for a parallel-phase test."""
+    mark = item.get_closest_marker(SERIAL_MARK)
+    if mark is None:
+        return None
+    return "core" if mark.kwargs.get("cores") == 1 else "machine"
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -65,10 +94,61 @@ def pytest_collection_modifyitems(config: pytest.Config, items: Sequence[pytest.
     if not is_worker(config) or folder is None:
         return
     worker: str = config.workerinput["workerid"]  # type: ignore[attr-defined]
-    serial = [item.nodeid for item in items if item.get_closest_marker(SERIAL_MARK) is not None]
+    serial = {item.nodeid: kind for item in items if (kind := serial_kind(item)) is not None}
     partial = Path(folder) / f"{worker}.json.partial"
     partial.write_text(json.dumps(serial))
     partial.replace(Path(folder) / f"{worker}.json")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Generator[None, None, None]:
+    """A worker of a parallel run holds the test's core tokens from its setup to its teardown."""
+    folder = os.environ.get(LIST_FOLDER_VARIABLE)
+    if folder is None or not is_worker(item.config):
+        yield
+        return
+    with core_tokens(Path(folder), serial_kind(item)):
+        yield
+
+
+# How often a one-core test looks for a free core while both are taken.
+TOKEN_POLL_SECONDS = 0.02
+
+
+@contextlib.contextmanager
+def core_tokens(folder: Path, kind: str | None) -> Generator[None, None, None]:
+    """Hold the core tokens a test of this kind needs (see the module's docstring).
+
+    Whoever blocks takes the tokens in one order, and a one-core test never blocks while it holds
+    one (it tries each token in turn, then sleeps a moment), so no two tests wait for each other."""
+    paths = [folder / f"core-{index}.lock" for index in range(usable_cores())]
+    held: list[io.BufferedWriter] = []
+    try:
+        if kind == "core":
+            held.append(_one_free_token(paths))
+        else:
+            operation = fcntl.LOCK_SH if kind is None else fcntl.LOCK_EX
+            for path in paths:
+                token = path.open("ab")
+                held.append(token)
+                fcntl.flock(token, operation)
+        yield
+    finally:
+        for token in held:
+            token.close()      # closing the file releases its lock
+
+
+def _one_free_token(paths: Sequence[Path]) -> io.BufferedWriter:
+    while True:
+        for path in paths:
+            token = path.open("ab")
+            try:
+                fcntl.flock(token, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                token.close()
+            else:
+                return token
+        time.sleep(TOKEN_POLL_SECONDS)
 
 
 # Workers per core for `-n auto`.  Many tests wait more than they compute (an engine that must time
@@ -80,8 +160,7 @@ WORKERS_PER_CORE = 2
 
 def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
     """`-n auto`: two workers per core this process may use (the serial phase still runs alone)."""
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-    return WORKERS_PER_CORE * cores
+    return WORKERS_PER_CORE * usable_cores()
 
 
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> LoadScheduling | None:
@@ -89,36 +168,41 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> LoadScheduli
     return SerialLastScheduling(config, log) if config.getvalue("dist") == "load" else None
 
 
-def read_serial_tests() -> set[str]:
-    """The serial node ids one worker listed (every worker collects the same tests)."""
+def read_serial_tests() -> dict[str, str]:
+    """The serial node ids one worker listed, each with its kind (every worker collects the same
+    tests)."""
     folder = os.environ.get(LIST_FOLDER_VARIABLE)
     if folder is None:
-        return set()
+        return {}
     lists = sorted(Path(folder).glob("*.json"))
     if not lists:
         raise RuntimeError(f"no worker listed its serial tests in {folder}")
-    return set(json.loads(lists[0].read_text()))
+    listed: dict[str, str] = json.loads(lists[0].read_text())
+    return listed
 
 
 class SerialLastScheduling(LoadScheduling):
-    """xdist's load scheduling, holding the serial tests back until every other test has ended,
-    then sending them all to one worker.
+    """xdist's load scheduling, holding the serial tests back until every other test has been
+    handed out, then sending the one-core tests to one worker a core and the whole-machine tests
+    after them to one of those workers.  (The core tokens keep each test from running beside the
+    wrong ones; this class puts the tests in the order that lets the one-core tests pair up.)
 
     A worker runs the last test it was sent only once it is sent another or told to shut down
-    (it must know the next test to tear fixtures down).  So when only serial tests are left, every
-    worker but one is shut down and finishes its queue; when those are done, the one left is sent
-    the serial tests (it first runs its own last test, alone) and shut down after them."""
+    (it must know the next test to tear fixtures down).  So when only serial tests are left, the
+    workers beyond one a core are shut down and finish their queues; when those are done, the
+    ones left are sent the serial tests and shut down after them."""
 
     def __init__(self, config: pytest.Config, log: Any = None) -> None:
         super().__init__(config, log)
-        self._serial: set[int] | None = None
-        self._serial_node: WorkerController | None = None
+        self._serial: dict[int, str] | None = None
+        self._serial_nodes: list[WorkerController] | None = None
 
-    def _serial_indices(self) -> set[int]:
+    def _serial_indices(self) -> dict[int, str]:
         if self._serial is None:
             assert self.collection is not None
-            names = read_serial_tests()
-            self._serial = {index for index, nodeid in enumerate(self.collection) if nodeid in names}
+            kinds = read_serial_tests()
+            self._serial = {index: kinds[nodeid] for index, nodeid in enumerate(self.collection)
+                            if nodeid in kinds}
         return self._serial
 
     def _parallel_pending(self) -> list[int]:
@@ -147,20 +231,30 @@ class SerialLastScheduling(LoadScheduling):
             node.shutdown()
 
     def _start_serial_phase(self) -> None:
-        """Shut every worker but one down; once they have finished, send it the serial tests."""
-        if self._serial_node is None:
-            self._serial_node = next(node for node in self.nodes if not node.shutting_down)
-        chosen = self._serial_node
+        """Keep one worker a core and shut the others down; once those have finished, send the
+        kept ones the serial tests: the one-core tests in turn, the whole-machine tests last to
+        the first kept worker."""
+        if self._serial_nodes is None:
+            alive = [node for node in self.nodes if not node.shutting_down]
+            self._serial_nodes = alive[:max(1, min(usable_cores(), len(alive)))]
+        kept = self._serial_nodes
         for node in self.nodes:
-            if node is not chosen and not node.shutting_down:
+            if node not in kept and not node.shutting_down:
                 node.shutdown()
-        if any(pending for node, pending in self.node2pending.items() if node is not chosen):
+        if any(pending for node, pending in self.node2pending.items() if node not in kept):
             return
-        tests = list(self.pending)
+        kinds = self._serial_indices()
+        queues: list[list[int]] = [[] for _ in kept]
+        one_core = [index for index in self.pending if kinds[index] == "core"]
+        for turn, index in enumerate(one_core):
+            queues[turn % len(kept)].append(index)
+        queues[0].extend(index for index in self.pending if kinds[index] == "machine")
         self.pending.clear()
-        self.node2pending[chosen].extend(tests)
-        chosen.send_runtest_some(tests)
-        chosen.shutdown()
+        for node, tests in zip(kept, queues, strict=True):
+            if tests:
+                self.node2pending[node].extend(tests)
+                node.send_runtest_some(tests)
+            node.shutdown()
 
 
 _folder_key = pytest.StashKey[str]()

@@ -123,7 +123,7 @@ def test_search_on_variable_reaches_mcts(monkeypatch: pytest.MonkeyPatch) -> Non
             core.new_searcher(mode, 1)
 
 
-@pytest.mark.serial
+@pytest.mark.serial(cores=1)
 def test_stop_before_search_still_answers_legally() -> None:
     s = searcher()
     s.arm()
@@ -152,7 +152,7 @@ def test_no_legal_move() -> None:
     assert result.best_move == "0000" and result.score == ("mate", 0)
 
 
-@pytest.mark.serial
+@pytest.mark.serial(cores=1)
 def test_movetime_is_respected() -> None:
     start = time.perf_counter()
     result = searcher().search(Position(MIDDLEGAME), SearchLimits(movetime=300))

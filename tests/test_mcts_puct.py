@@ -320,7 +320,7 @@ def test_one_winning_capture_is_searched_until_the_soft_limit() -> None:
     assert s.stop_reason == "time"
 
 
-@pytest.mark.serial
+@pytest.mark.serial(cores=1)
 def test_movetime_is_used_to_the_end() -> None:
     s = searcher(0)
     s.configure(visit_share_time=False)
@@ -457,7 +457,7 @@ def test_decisive_root_move_plays_the_root_searchs_move_in_a_won_position() -> N
     assert s.root_search[2] < DECISIVE_SCORE_CP and s.verification is None
 
 
-@pytest.mark.serial
+@pytest.mark.serial(cores=1)
 def test_visit_share_time_scales_the_soft_limit_by_the_node_share_rule() -> None:
     """With visit_share_time (the default) the soft limit follows the most visited root move's
     share of the playouts, by the time manager's node-share rule: one winning capture that takes

@@ -212,7 +212,7 @@ def test_a_level_searches_alike_with_any_threads_and_in_mcts_mode(engine: UciPro
 
 @pytest.mark.parametrize("go", ["go wtime 300 btime 300", "go wtime 0 btime 0 winc 100 binc 100",
                                 "go movetime 30", "go wtime 40 btime 40 winc 10 binc 10"])
-@pytest.mark.serial
+@pytest.mark.serial(cores=1)
 def test_every_level_answers_within_its_clock(engine: UciProcess, go: str) -> None:
     """Short clocks, increment only and movetime: a level answers in time at every number."""
     for elo in (MIN_ELO, 1800, FULL_STRENGTH_ELO - 1):
@@ -225,7 +225,7 @@ def test_every_level_answers_within_its_clock(engine: UciProcess, go: str) -> No
         assert lines[-1].split()[1] != "0000"
 
 
-@pytest.mark.serial
+@pytest.mark.serial(cores=1)
 def test_a_weak_level_moves_at_once_on_a_long_clock(engine: UciProcess) -> None:
     """A weak player does not think for seconds about a move it plays at once: the level's node
     budget ends its search long before the clock would."""
@@ -253,7 +253,7 @@ def test_tablebase_wins_are_played_from_the_tables(engine: UciProcess, fen: str)
         assert tables.probe_wdl(board) == -2          # the move keeps the win
 
 
-@pytest.mark.serial
+@pytest.mark.serial(cores=1)
 def test_a_short_clock_is_not_spent_on_a_root_probe(engine: UciProcess) -> None:
     """KQ v KR: python-chess's root probe reads DTZ for some 27 moves (0.1-0.25 s); with under a
     second left and 0.1 s a move it cost two won games on time, so the search plays such a move."""
@@ -464,7 +464,7 @@ def test_lichess_bot_default_config_is_accepted_and_plays(tmp_path: Path) -> Non
         engine.quit()
 
 
-@pytest.mark.serial
+@pytest.mark.serial(cores=1)
 @pytest.mark.slow
 def test_a_level_set_through_lichess_bot_uci_options_plays_a_game(tmp_path: Path) -> None:
     """lichess-bot's `uci_options` with a level (UCI_LimitStrength, UCI_Elo 1700) next to its

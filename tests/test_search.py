@@ -56,11 +56,19 @@ def plain_searcher() -> AlphaBetaSearcher:
     return searcher
 
 
+# The deepest comparison in five shares of ten positions: its full-width minimax is the suite's
+# longest computation, and shares spread it over the workers.
+MINIMAX_CASES = [(depth, 0, len(REFERENCE_FENS)) for depth in (1, 2, 3)] + \
+                [(4, first, first + 10) for first in range(0, len(REFERENCE_FENS), 10)]
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("depth", [1, 2, 3, 4])
-def test_alphabeta_equals_minimax_with_fewer_nodes(depth: int, plain_searcher: AlphaBetaSearcher) -> None:
+@pytest.mark.parametrize(("depth", "first", "end"), MINIMAX_CASES,
+                         ids=[f"depth{depth}-fens{first}-{end - 1}" for depth, first, end in MINIMAX_CASES])
+def test_alphabeta_equals_minimax_with_fewer_nodes(depth: int, first: int, end: int,
+                                                   plain_searcher: AlphaBetaSearcher) -> None:
     minimax_nodes = alphabeta_nodes = 0
-    for fen in REFERENCE_FENS:
+    for fen in REFERENCE_FENS[first:end]:
         position = Position(fen)
         value_mm, nodes_mm = minimax_value(position, depth)
         value_ab, nodes_ab = alphabeta_value(position, depth)
@@ -117,9 +125,9 @@ def test_configure_starts_from_the_adopted_techniques() -> None:
     assert searcher.switches == adopted
 
 
-@pytest.mark.serial
 @pytest.mark.parametrize("node_time", [True, False], ids=["node-time", "no-node-time"])
-@pytest.mark.parametrize("threads", [1, 2])
+@pytest.mark.parametrize("threads", [pytest.param(1, marks=pytest.mark.serial(cores=1)),
+                                     pytest.param(2, marks=pytest.mark.serial)])
 def test_clock_searches_with_and_without_node_time_management(threads: int, node_time: bool) -> None:
     """Clock searches (where node-based time management acts) return a legal move from a
     completed iteration, with the switch on (the default) and off, with one thread and with a helper."""
@@ -366,7 +374,7 @@ def test_time_budget_never_exceeds_the_clock() -> None:
     assert time_budget(SearchLimits(movetime=500), True, 50) == (450, 450)
 
 
-@pytest.mark.serial
+@pytest.mark.serial(cores=1)
 def test_movetime_is_respected() -> None:
     start = time.perf_counter()
     result = AlphaBetaSearcher().search(Position(), SearchLimits(movetime=300))

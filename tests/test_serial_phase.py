@@ -1,6 +1,7 @@
 """The suite's parallel run keeps the serial tests apart (tests/serial_phase.py): a small suite run
-with two workers shows that every serial test starts after every other test has ended, that the
-serial tests run one at a time on one worker, and that the others did run side by side."""
+with two workers shows that every serial test starts after every other test has ended, that a
+whole-machine serial test runs alone, that the one-core serial tests run at most one a core and
+side by side where there are two cores, and that the others did run side by side."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import sys
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
+# One test's run as the suite logs it: kind, start, end, worker.
+Run = tuple[str, float, float, str]
 
 SUITE = '''
 import os
@@ -36,13 +39,19 @@ def test_serial(index):
     record("serial")
 
 
+@pytest.mark.serial(cores=1)
+@pytest.mark.parametrize("index", range(4))
+def test_one_core(index):
+    record("core")
+
+
 @pytest.mark.parametrize("index", range(4))
 def test_parallel_after(index):
     record("parallel")
 '''
 
 
-def run_suite(tmp_path: Path, *options: str) -> list[tuple[str, float, float, str]]:
+def run_suite(tmp_path: Path, *options: str) -> list[Run]:
     (tmp_path / "test_suite.py").write_text(SUITE)
     (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    serial: alone, after the others\n")
     log = tmp_path / "phases.log"
@@ -57,17 +66,32 @@ def run_suite(tmp_path: Path, *options: str) -> list[tuple[str, float, float, st
     return [(kind, float(start), float(end), worker) for kind, start, end, worker in rows]
 
 
-def test_serial_tests_run_last_alone_and_one_at_a_time(tmp_path: Path) -> None:
+def overlap(a: Run, b: Run) -> bool:
+    return a[1] < b[2] and b[1] < a[2]
+
+
+def most_at_once(runs: list[Run]) -> int:
+    """The most of these runs under way at one moment (some run's start)."""
+    return max(sum(b[1] <= a[1] < b[2] for b in runs) for a in runs)
+
+
+def test_serial_tests_run_last_and_only_beside_whom_they_may(tmp_path: Path) -> None:
     runs = run_suite(tmp_path)
     parallel = [run for run in runs if run[0] == "parallel"]
-    serial = sorted(run for run in runs if run[0] == "serial")
-    assert len(parallel) == 8 and len(serial) == 2
-    assert min(start for _, start, _, _ in serial) >= max(end for _, _, end, _ in parallel)
-    assert len({worker for *_, worker in serial}) == 1
-    assert all(serial[i][2] <= serial[i + 1][1] for i in range(len(serial) - 1))
+    machine = [run for run in runs if run[0] == "serial"]
+    core = [run for run in runs if run[0] == "core"]
+    assert len(parallel) == 8 and len(machine) == 2 and len(core) == 4
+    assert min(start for _, start, _, _ in machine + core) >= max(end for _, _, end, _ in parallel)
+    # A whole-machine test runs beside no other test.
+    assert not any(overlap(a, b) for a in machine for b in runs if b is not a)
+    # One-core tests: never more at once than there are cores, and two at once where there are two.
+    cores = len(os.sched_getaffinity(0))
+    assert most_at_once(core) <= cores
+    if cores >= 2:
+        assert most_at_once(core) == 2 and len({worker for *_, worker in core}) == 2
     # The parallel phase did use both workers at once: some two of its tests overlapped.
     assert len({worker for *_, worker in parallel}) == 2
-    assert any(a[1] < b[2] and b[1] < a[2] for a in parallel for b in parallel if a[3] != b[3])
+    assert any(overlap(a, b) for a in parallel for b in parallel if a[3] != b[3])
 
 
 def test_a_run_that_deselects_the_serial_tests_ends_normally(tmp_path: Path) -> None:

@@ -325,7 +325,7 @@ def test_sigkill_then_resume_keeps_every_finished_game_once(tmp_path):
     assert _state_games(state) == 12
 
 
-@pytest.mark.serial
+@pytest.mark.serial(cores=1)
 @pytest.mark.slow
 def test_kestrel_plays_a_match():
     _require(STOCKFISH, "stockfish")

@@ -11,7 +11,7 @@ import pytest
 from conftest import ENGINE_COMMAND, REPO, STOCKFISH, play_with_clocks
 
 
-@pytest.mark.serial
+@pytest.mark.serial(cores=1)
 @pytest.mark.slow
 def test_full_game_against_stockfish() -> None:
     kestrel = chess.engine.SimpleEngine.popen_uci(ENGINE_COMMAND, cwd=REPO, timeout=30)

@@ -34,7 +34,7 @@ def test_identity_and_options(kestrel: chess.engine.SimpleEngine) -> None:
     assert "AlphaBeta" in (options["SearchMode"].var or [])
 
 
-@pytest.mark.serial
+@pytest.mark.serial(cores=1)
 def test_analyse_depth_nodes_time(kestrel: chess.engine.SimpleEngine) -> None:
     board = chess.Board(MIDDLEGAME)
     info = kestrel.analyse(board, chess.engine.Limit(depth=5))
@@ -78,13 +78,13 @@ def test_analysis_stream_and_stop(kestrel: chess.engine.SimpleEngine) -> None:
     assert best.move in chess.Board(MIDDLEGAME).legal_moves
 
 
-@pytest.mark.serial
+@pytest.mark.serial(cores=1)
 def test_play_with_clocks_and_increments(kestrel: chess.engine.SimpleEngine) -> None:
     board = play_with_clocks(kestrel, kestrel, plies=24, clock=3.0, increment=0.05)
     assert len(board.move_stack) >= 20 or board.is_game_over(claim_draw=True)
 
 
-@pytest.mark.serial
+@pytest.mark.serial(cores=1)
 def test_play_with_ponder(kestrel: chess.engine.SimpleEngine) -> None:
     """Kestrel ponders on its expected reply: the opponent plays it half the time (ponderhit),
     something else otherwise (stop and a new search)."""
