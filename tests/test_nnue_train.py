@@ -343,6 +343,37 @@ def test_init_starts_from_a_net_file_and_copies_its_layer_to_each_bucket(data_fi
     assert "cannot start a net of 4" in capsys.readouterr().err
 
 
+def test_init_with_more_hidden_units_widens_the_net_into_the_same_function(data_file: Path, tmp_path: Path,
+                                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """--init NET --hidden H (H wider than NET) writes, before any epoch, a net of H units that scores
+    as NET does, one bucket or eight; its new units start with zero output weights and training gives
+    them some; a narrower --hidden is refused."""
+    from net_files import net_parameters, random_parameters
+
+    from eval.nnue_file import write_net
+    start = tmp_path / "start.nnue"
+    params = net_parameters(random_parameters(hidden=32, seed=9))
+    write_net(start, params)
+    data = data_file.read_bytes()
+    fens = [unpack(data[i:i + RECORD_SIZE]).fen for i in range(0, len(data), RECORD_SIZE * 40)]
+    for buckets in ("1", "8"):
+        out = tmp_path / f"wide{buckets}.nnue"
+        run_trainer(str(data_file), "--init", str(start), "--hidden", "64", "--output-buckets", buckets,
+                    "--epochs", "0", "--out", str(out), capsys=capsys)
+        wide = read_net(out)
+        assert (wide.hidden, wide.buckets) == (64, int(buckets))
+        assert any(any(wide.feature_weights[i * 64 + 32:i * 64 + 64]) for i in range(768))   # new units drawn
+        for fen in fens:
+            assert abs(evaluate_reference(wide, fen) - evaluate_reference(params, fen)) <= 1, fen
+    trained = tmp_path / "wide-trained.nnue"
+    run_trainer(str(data_file), "--init", str(start), "--hidden", "64", "--epochs", "1", "--batch", "512",
+                "--warmup-steps", "0", "--lr", "0.01", "--out", str(trained), capsys=capsys)
+    new_units = dequantise(read_net(trained)).w_out.reshape(2, 64)[:, 32:]
+    assert np.abs(new_units).max() > 0
+    assert main([str(data_file), "--init", str(start), "--hidden", "16", "--out", str(tmp_path / "x.nnue")]) == 2
+    assert "narrower than" in capsys.readouterr().err
+
+
 def test_the_output_scale_is_the_finest_that_keeps_16_bit_products() -> None:
     """QA * |w_q| <= 32767 for every output weight (the engine's fast path), and QB + 1 would break it."""
     assert output_scale(np.array([WEIGHT_CLIP, -0.3])) == QB          # weights at the clip: the old 64

@@ -16,7 +16,9 @@ training steps: reading the batch, the kernels and AdamW; the validation pass no
 checkpoint after every epoch (float weights and optimizer state, ``.npz``) that ``--resume`` continues
 from, giving the same weights as a run that was never interrupted.  ``--init NET.nnue`` starts instead
 from a finished net's weights (a new run, fresh optimizer state): a net trained on earlier data goes
-on learning from new data, and a one-bucket net's output layer is copied to each output bucket.
+on learning from new data, a one-bucket net's output layer is copied to each output bucket, and with a
+larger ``--hidden`` the net is widened: the new units get zero output weights, so the wider net starts
+as the same function (``FloatNet.widened``).
 After every weight update the weights are clipped to [-WEIGHT_CLIP, WEIGHT_CLIP] so that their int16
 quantisation cannot overflow.  At the end (and after every epoch with ``--net-every-epoch``) the
 quantised net is written with ``eval.nnue_file.write_net``, the recipe's name and the command line in
@@ -147,6 +149,19 @@ class FloatNet:
         w_out = rng.normal(0.0, 1.0 / math.sqrt(2 * hidden), 2 * hidden).astype(dtype)
         return cls(W=W, bias=np.full(hidden, 0.25, dtype=dtype), w_out=np.tile(w_out, buckets),
                    b_out=np.zeros(buckets, dtype=dtype), feature_set=feature_set)
+
+    def widened(self, hidden: int, rng: np.random.Generator) -> FloatNet:
+        """This net with `hidden` units per perspective: the new units start as `initial` draws them,
+        but with zero output weights in every bucket and both halves, so the wider net computes this
+        net's function exactly and training grows the new units from there."""
+        added = hidden - self.hidden
+        if added < 0:
+            raise ValueError(f"a net of {self.hidden} hidden units cannot be narrowed to {hidden}")
+        fresh = FloatNet.initial(added, rng, self.W.dtype, self.buckets, self.feature_set)
+        halves = self.w_out.reshape(self.buckets, 2, self.hidden)
+        w_out = np.concatenate([halves, np.zeros((self.buckets, 2, added), dtype=self.w_out.dtype)], axis=2)
+        return FloatNet(W=np.concatenate([self.W, fresh.W], axis=1), bias=np.concatenate([self.bias, fresh.bias]),
+                        w_out=w_out.reshape(-1), b_out=self.b_out.copy(), feature_set=self.feature_set)
 
     def clip(self) -> None:
         for name in ("W", "bias", "w_out"):
@@ -626,8 +641,9 @@ def start_state(args: argparse.Namespace) -> StartState:
         if args.resume is not None:
             raise ValueError("--init starts a new run and --resume continues one: give one of them")
         params = read_net(args.init)
-        if "hidden" in given and args.hidden != params.hidden:
-            raise ValueError(f"--hidden {args.hidden} differs from {args.init}'s {params.hidden}; leave --hidden out")
+        if "hidden" in given and args.hidden < params.hidden:
+            raise ValueError(f"--hidden {args.hidden} is narrower than {args.init}'s {params.hidden}: a net can "
+                             f"start a wider one, not a narrower one")
         mirrored = params.feature_set == FEATURES_KING_MIRRORED
         if "king_mirror" in given and args.king_mirror != mirrored:
             # A plain net's weights for a king on files e-h would be read as if mirrored, and the reverse.
@@ -635,7 +651,10 @@ def start_state(args: argparse.Namespace) -> StartState:
                              f"{'king-mirrored' if args.king_mirror else 'plain'} net to start from; "
                              f"{args.init} is {'king-mirrored' if mirrored else 'plain'}")
         buckets = args.output_buckets if "output_buckets" in given else None
-        return StartState(dequantise(params, buckets, "float32"), None, 0)
+        net = dequantise(params, buckets, "float32")
+        if "hidden" in given and args.hidden > net.hidden:
+            net = net.widened(args.hidden, np.random.default_rng([args.seed, 0]))
+        return StartState(net, None, 0)
     if args.resume is None:
         return StartState(FloatNet.initial(args.hidden, np.random.default_rng([args.seed, 0]),
                                            buckets=args.output_buckets,
