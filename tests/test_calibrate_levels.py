@@ -253,3 +253,48 @@ def test_a_round_refits_with_the_rounds_it_pools(tmp_path: Path, monkeypatch: py
         written = levels_record.read_record(record)
         assert ("rounds r9 and old" in written["measured_with"]["round"]) == bool(pool)
     assert curves[1][1900] > curves[0][1900]
+
+
+def test_a_round_takes_its_verdict_over_earlier_rounds_of_the_same_levels(tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A pooled round whose commit signed the same record (net, settings, levels signature) measured
+    these very levels: a level that missed alone (1900 at 40-20) and played 20-40 there is within its
+    band over both, so the anchors are marked measured by both rounds, the curve stays and the record
+    holds the games of both; the ledger gets this round's games only.  The same games from a commit
+    signed otherwise count in the refit only."""
+    ledger, strength_file, record = tmp_path / "ledger.csv", tmp_path / "strength.py", tmp_path / "record.json"
+    source = Path(strength.__file__).read_text(encoding="utf-8")
+    signed_now = levels_record.read_record(levels_record.RECORD)["signed"]
+    monkeypatch.setattr(cal, "checkout", lambda revision, build=True: cal.REPO)
+    monkeypatch.setattr(cal, "resign_afresh", lambda note, path: None)
+    monkeypatch.setattr(cal, "curve_of", lambda commit: CURVE)
+    monkeypatch.setattr(cal, "signed_at", lambda commit: signed_now if commit == "aaa0001" else {"other": 1})
+    levels = (*cal.ROUND_LEVELS, FULL_STRENGTH_ELO)
+    games = [measured(elo, *((40, 20) if elo == 1900 else (30, 30))) for elo in levels]
+    monkeypatch.setattr(cal, "play_levels", lambda folder, args: games)
+    for commit, same in (("aaa0001", True), ("bbb0002", False)):
+        write_ledger(ledger, [ledger_level("old", 1900, commit, 20, 40, 0)])
+        strength_file.write_text(source, encoding="utf-8")
+        record.write_text(levels_record.RECORD.read_text(encoding="utf-8"), encoding="utf-8")
+        assert cal.main(["round", "r9", "--ledger-file", str(ledger), "--strength-file", str(strength_file),
+                         "--record", str(record), "--stockfish", STOCKFISH, "--pool", "old"]) == 0
+        assert cal.pooled_round("old", tmp_path, ledger, signed_now)[0].repeats == same
+        written = levels_record.read_record(record)
+        at_1900 = next(level for level in written["levels"] if level["elo"] == 1900)
+        assert (at_1900["games"], at_1900["wins"]) == ((120, 60) if same else (60, 40))
+        assert (at_1900["ledger"] == "pl-r9-1900 + pl-old-1900") == same
+        assert at_1900["pentanomial"] is None          # the ledger row's 15 pairs are not its 60 games
+        assert all(anchor["measured"] == same for anchor in written["anchors"])
+        assert (written["measured_with"]["round"] == "r9 + old") == same
+        assert (cal.curve_in(strength_file.read_text(encoding="utf-8")) == CURVE) == same
+        rows = list(csv.DictReader(ledger.read_text().splitlines()))
+        assert [row["games"] for row in rows if row["id"] == "pl-r9-1900"] == ["60"]
+
+
+def test_the_levels_of_an_earlier_commit_repeat_today_s_only_when_it_signed_the_same_record() -> None:
+    """signed_at reads a commit's record from git (what it was signed for: net, settings, levels
+    signature), and a commit with no record has none."""
+    signed = cal.signed_at("HEAD")
+    assert signed is not None and {"net", "net_sha256", "settings", "signature"} <= set(signed)
+    root = cal.git("rev-list", "--max-parents=0", "HEAD").split()[0]
+    assert cal.signed_at(root) is None

@@ -33,6 +33,12 @@ games; where the games are gone with the machine they were played on, the round'
 (``--pool NAME``: W-L-D, pentanomial counts and commit) stand in for them.  Pool only rounds played
 with the same net: a stronger net makes every node budget stronger.
 
+A pooled round whose commit signed the same calibration record as this checkout (the same net,
+level settings and levels signature: its levels played as these do) is a repeated measurement of
+the same levels, so a round's verdict is taken over its games and those of every such round
+together (``Measurement.repeats``); its table shows both.  Pool every round played on the curve,
+not the ones that suit: the ledger keeps them all.
+
     python -m tools.calibrate_levels 1350 1500 1700 1900 2100 2300 --games 60 --tc 10+0.1 \\
         --name levels-nnue4 --srand 4701 --fit
 """
@@ -43,6 +49,7 @@ import argparse
 import ast
 import csv
 import dataclasses
+import json
 import math
 import re
 import shlex
@@ -79,6 +86,8 @@ class Measurement:
     elo: int
     tally: Tally
     number: float | None = None
+    repeats: bool = False         # played as today's level does (the same signed record): counts in the verdict
+    ledger: str = ""              # its ledger row(s)
 
     @property
     def position(self) -> float:
@@ -189,18 +198,36 @@ def curve_in(source: str) -> tuple[StrengthLevel, ...]:
     raise ValueError("no CURVE in this uci_engine/strength.py")
 
 
-def pooled_round(spec: str, runs: Path, ledger: Path = LEDGER) -> list[Measurement]:
+def signed_at(commit: str) -> dict[str, object] | None:
+    """What the calibration record of `commit` was signed for (net, settings, levels signature);
+    None where that commit had no record."""
+    try:
+        record = json.loads(git("show", f"{commit}:uci_engine/levels_record.json"))
+    except subprocess.CalledProcessError:
+        return None
+    signed = record.get("signed")
+    return signed if isinstance(signed, dict) else None
+
+
+def pooled_round(spec: str, runs: Path, ledger: Path = LEDGER,
+                 signed: dict[str, object] | None = None) -> list[Measurement]:
     """An earlier round's levels, each placed on today's curve by its node budget: from its games
     (`NAME:COMMIT`: runs/NAME-ELO.pgn played with COMMIT's curve) or, where those are gone (games
     do not outlive the machine they were played on), from its ledger rows pl-NAME-ELO, which name
-    their commit (`NAME`, or `NAME:COMMIT` to check it)."""
+    their commit (`NAME`, or `NAME:COMMIT` to check it).  Its levels repeat today's when its commit
+    signed the record `signed` (this checkout's)."""
     name, _, commit = spec.partition(":")
+
+    def repeats(at: str) -> bool:
+        return signed is not None and signed_at(at) == signed
+
     pgns = [pgn for pgn in sorted(runs.glob(f"{name}-*.pgn")) if pgn.stem.removeprefix(f"{name}-").isdigit()]
     if pgns:
         if not commit:
             raise ValueError(f"--pool {spec}: say NAME:COMMIT (the commit whose curve played runs/{name}-ELO.pgn)")
-        curve = curve_of(commit)
-        return [Measurement(elo, tally_of(pgn), number_with_nodes(level_for_elo(elo, curve)))
+        curve, same = curve_of(commit), repeats(commit)
+        return [Measurement(elo, tally_of(pgn), number_with_nodes(level_for_elo(elo, curve)), same,
+                            f"pl-{name}-{elo}")
                 for pgn in pgns for elo in [int(pgn.stem.removeprefix(f"{name}-"))]]
     found = []
     for row in ledger_rows(ledger, f"pl-{name}-"):
@@ -210,7 +237,8 @@ def pooled_round(spec: str, runs: Path, ledger: Path = LEDGER) -> list[Measureme
         pentanomial = re.search(r"pentanomial \[([0-9, ]+)\]", row["notes"])
         tally = Tally(int(row["wins"]), int(row["losses"]), int(row["draws"]),
                       [int(n) for n in pentanomial.group(1).split(",")] if pentanomial else [0] * 5)
-        found.append(Measurement(elo, tally, number_with_nodes(level_for_elo(elo, curve_of(row["commit"])))))
+        found.append(Measurement(elo, tally, number_with_nodes(level_for_elo(elo, curve_of(row["commit"]))),
+                                 repeats(row["commit"]), row["id"]))
     if not found:
         raise ValueError(f"--pool {spec}: no {runs}/{name}-ELO.pgn and no ledger rows pl-{name}-ELO in {ledger}")
     return found
@@ -369,6 +397,24 @@ def print_table(measurements: Sequence[Measurement]) -> None:
         print(measurement.row())
 
 
+def with_repeats(measurements: Sequence[Measurement], pooled: Sequence[Measurement]) -> list[Measurement]:
+    """Each level of this round with the games of the pooled rounds that played it as it plays now
+    (the same signed record): one measurement of the level over all of them."""
+    together = []
+    for m in measurements:
+        parts = [m, *(p for p in pooled if p.repeats and p.elo == m.elo)]
+        pairs = [sum(counts) for counts in zip(*(p.tally.pentanomial for p in parts), strict=True)]
+        tally = Tally(sum(p.tally.wins for p in parts), sum(p.tally.losses for p in parts),
+                      sum(p.tally.draws for p in parts), pairs)
+        together.append(Measurement(m.elo, tally, m.number, True, " + ".join(p.ledger for p in parts)))
+    return together
+
+
+def pentanomial_of(tally: Tally) -> list[int] | None:
+    """The pair counts, where every pair's is known (a ledger row may have lost them)."""
+    return tally.pentanomial if 2 * sum(tally.pentanomial) == tally.games else None
+
+
 def misses(measurements: Sequence[Measurement]) -> list[Measurement]:
     """The levels out of their band; the top is full strength, and misses when it played away from
     the top of the range."""
@@ -383,23 +429,33 @@ def run_round(args: argparse.Namespace) -> int:
         print(f"then: ledger rows pl-{args.name}-ELO appended to {args.ledger_file}; the curve in "
               f"{args.strength_file} kept (every level within +-{BAND}) or refitted; {args.record} re-signed")
         return 0
-    pooled = [m for spec in args.pool for m in pooled_round(spec, args.runs, args.ledger_file)]
-    folder = checkout(WORKTREE, build=not args.no_build)
-    measurements = play_levels(folder, args)
-    print_table(measurements)
-    with args.ledger_file.open("a", encoding="utf-8", newline="") as ledger:
-        csv.writer(ledger, lineterminator="\n").writerows(ledger_row(m, args, folder) for m in measurements)
-    commit = git("rev-parse", "--short=7", "HEAD")
     record = levels_record.read_record(args.record)
+    pooled = [m for spec in args.pool for m in pooled_round(spec, args.runs, args.ledger_file, record.get("signed"))]
+    folder = checkout(WORKTREE, build=not args.no_build)
+    measurements = [dataclasses.replace(m, ledger=f"pl-{args.name}-{m.elo}") for m in play_levels(folder, args)]
+    print_table(measurements)
+    repeated = {p.ledger.rsplit("-", 1)[0] for p in pooled if p.repeats}
+    rounds = [args.name, *sorted(name.removeprefix("pl-") for name in repeated)]
+    if repeated:
+        # Earlier rounds of these very levels: the verdict is over all their games.
+        measurements_played, measurements = measurements, with_repeats(measurements, pooled)
+        print(f"\nthe same levels (the same signed record) over rounds {', '.join(rounds)}:")
+        print_table(measurements)
+    else:
+        measurements_played = measurements
+    with args.ledger_file.open("a", encoding="utf-8", newline="") as ledger:
+        csv.writer(ledger, lineterminator="\n").writerows(ledger_row(m, args, folder) for m in measurements_played)
+    commit = git("rev-parse", "--short=7", "HEAD")
+    measured_in = f"rounds {' + '.join(rounds)} (the same levels)" if repeated else f"round {args.name}"
     record["levels"] = [{"elo": m.elo, "games": m.tally.games, "wins": m.tally.wins, "losses": m.tally.losses,
-                         "draws": m.tally.draws, "pentanomial": m.tally.pentanomial,
-                         "plays_at": round(m.performance), "ledger": f"pl-{args.name}-{m.elo}"} for m in measurements]
+                         "draws": m.tally.draws, "pentanomial": pentanomial_of(m.tally),
+                         "plays_at": round(m.performance), "ledger": m.ledger} for m in measurements]
     missed = misses(measurements)
     played_top = [m for m in measurements if m.elo == FULL_STRENGTH_ELO]
     if missed:
         # The top moves only when full strength played away from it: the range ends where it plays.
         top = played_top[0].performance if played_top else FULL_STRENGTH_ELO
-        curve = fitted_curve([*measurements, *pooled],
+        curve = fitted_curve([*measurements_played, *pooled],      # each game once
                              int(round(top, -1)) if abs(top - FULL_STRENGTH_ELO) > BAND else None,
                              [m.elo for m in missed if m.elo < FULL_STRENGTH_ELO])
         fitted_from = (f"rounds {' and '.join([args.name, *(spec.partition(':')[0] for spec in args.pool)])}"
@@ -410,19 +466,19 @@ def run_round(args: argparse.Namespace) -> int:
         # The curve that was measured is gone: say so, rather than keep naming the round that measured it.
         record["measured_with"] = {"net": BUILTIN_NET, "commit": commit,
                                    "round": f"none yet: the curve was refitted from {fitted_from}"}
-        note = (f"round {args.name} ({BUILTIN_NET} at {commit}): "
+        note = (f"{measured_in} ({BUILTIN_NET} at {commit}): "
                 f"{', '.join(f'{m.elo} played {m.performance:.0f}' for m in missed)}, out of +-{BAND}; "
                 f"the curve refitted from {fitted_from}")
     elif min(m.tally.games for m in measurements) < CALIBRATION_GAMES:
-        record["anchors"] = [{"elo": a.elo, "measured": False, "with": f"round {args.name} ({BUILTIN_NET} at "
+        record["anchors"] = [{"elo": a.elo, "measured": False, "with": f"{measured_in} ({BUILTIN_NET} at "
                               f"{commit}) played fewer than {CALIBRATION_GAMES} games a level"} for a in CURVE]
-        note = (f"round {args.name} ({BUILTIN_NET} at {commit}): within +-{BAND}, but fewer than "
+        note = (f"{measured_in} ({BUILTIN_NET} at {commit}): within +-{BAND}, but fewer than "
                 f"{CALIBRATION_GAMES} games a level measure nothing")
     else:
-        record["anchors"] = [{"elo": a.elo, "measured": True, "with": f"round {args.name}, {BUILTIN_NET} at {commit}"}
+        record["anchors"] = [{"elo": a.elo, "measured": True, "with": f"{measured_in}, {BUILTIN_NET} at {commit}"}
                              for a in CURVE]
-        record["measured_with"] = {"net": BUILTIN_NET, "commit": commit, "round": args.name}
-        note = f"round {args.name} ({BUILTIN_NET} at {commit}): every level within +-{BAND}"
+        record["measured_with"] = {"net": BUILTIN_NET, "commit": commit, "round": " + ".join(rounds)}
+        note = f"{measured_in} ({BUILTIN_NET} at {commit}): every level within +-{BAND}"
     levels_record.write_record(record, args.record)
     resign_afresh(note, args.record)
     print(note)
