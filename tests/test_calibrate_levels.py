@@ -298,3 +298,28 @@ def test_the_levels_of_an_earlier_commit_repeat_today_s_only_when_it_signed_the_
     assert signed is not None and {"net", "net_sha256", "settings", "signature"} <= set(signed)
     root = cal.git("rev-list", "--max-parents=0", "HEAD").split()[0]
     assert cal.signed_at(root) is None
+
+
+def test_a_round_where_only_full_strength_missed_moves_the_top_alone(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every level below the top within +-75 and full strength far above it: the top anchor moves to
+    where full strength played, every anchor below it keeps its settings, and all are marked measured."""
+    ledger, strength_file, record = tmp_path / "ledger.csv", tmp_path / "strength.py", tmp_path / "record.json"
+    strength_file.write_text(Path(strength.__file__).read_text(encoding="utf-8"), encoding="utf-8")
+    record.write_text(levels_record.RECORD.read_text(encoding="utf-8"), encoding="utf-8")
+    signed: list[str] = []
+    monkeypatch.setattr(cal, "checkout", lambda revision, build=True: cal.REPO)
+    monkeypatch.setattr(cal, "resign_afresh", lambda note, path: signed.append(note))
+    games = [measured(elo, *((40, 20) if elo == FULL_STRENGTH_ELO else (30, 30)))
+             for elo in (*cal.ROUND_LEVELS, FULL_STRENGTH_ELO)]
+    monkeypatch.setattr(cal, "play_levels", lambda folder, args: games)
+    assert cal.main(["round", "r9", "--ledger-file", str(ledger), "--strength-file", str(strength_file),
+                     "--record", str(record), "--stockfish", STOCKFISH]) == 0
+    top = int(round(games[-1].performance, -1))
+    assert abs(games[-1].performance - FULL_STRENGTH_ELO) > 75 and top > FULL_STRENGTH_ELO
+    assert cal.curve_in(strength_file.read_text(encoding="utf-8")) == (*CURVE[:-1],
+                                                                      dataclasses.replace(CURVE[-1], elo=top))
+    written = levels_record.read_record(record)
+    assert [anchor["elo"] for anchor in written["anchors"]] == [*(a.elo for a in CURVE[:-1]), top]
+    assert all(anchor["measured"] for anchor in written["anchors"]) and written["measured_with"]["round"] == "r9"
+    assert f"the top moved from {FULL_STRENGTH_ELO} to {top}" in signed[-1]

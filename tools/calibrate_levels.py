@@ -5,8 +5,10 @@ A round plays every level of the issue (1350, 1500, 1700, 1900, 2100, 2300 and t
 notes) to docs/experiments.csv, and then either, every level within +-75 Elo of its number over 60
 games or more, marks the curve's anchors measured with this engine, or refits the curve in
 uci_engine/strength.py (the top anchor moved to where full strength played, a level that missed
-between anchors made an anchor) and marks it fitted, not measured (play the next round); either way
-it re-signs the calibration record (tools/levels_record.py).  ``--pool NAME`` fits a refit with an
+between anchors made an anchor) and marks it fitted, not measured (play the next round); where only
+full strength missed, only the top moves (to where full strength played), and the levels below it,
+whose settings that leaves as they were, are marked measured; either way it re-signs the
+calibration record (tools/levels_record.py).  ``--pool NAME`` fits a refit with an
 earlier round's games too (see below).  ``--dry-run`` prints the
 runner commands and writes nothing.  ``python -m tools.calibrate_levels resign --note "..."``
 re-signs the record without games, with a note that says why the levels did not move.
@@ -452,7 +454,24 @@ def run_round(args: argparse.Namespace) -> int:
                          "plays_at": round(m.performance), "ledger": m.ledger} for m in measurements]
     missed = misses(measurements)
     played_top = [m for m in measurements if m.elo == FULL_STRENGTH_ELO]
-    if missed:
+    # Only full strength missed, over enough games, and every level below it sits at or below the
+    # last anchor under the top: moving the top to where full strength played changes none of their
+    # settings, so their games still measure them, and the range ends where full strength was measured.
+    top_alone = (bool(played_top) and [m.elo for m in missed] == [FULL_STRENGTH_ELO]
+                 and all(m.elo <= CURVE[-2].elo for m in measurements if m.elo < FULL_STRENGTH_ELO)
+                 and played_top[0].performance > CURVE[-2].elo + BAND
+                 and min(m.tally.games for m in measurements) >= CALIBRATION_GAMES)
+    if top_alone:
+        played = played_top[0].performance
+        curve = [*CURVE[:-1], dataclasses.replace(CURVE[-1], elo=int(round(played, -1)))]
+        write_curve(args.strength_file, curve)
+        record["anchors"] = [{"elo": a.elo, "measured": True, "with": f"{measured_in}, {BUILTIN_NET} at {commit}"
+                              + (f"; full strength played {played:.0f}, so the range ends here" if a is curve[-1]
+                                 else "")} for a in curve]
+        record["measured_with"] = {"net": BUILTIN_NET, "commit": commit, "round": " + ".join(rounds)}
+        note = (f"{measured_in} ({BUILTIN_NET} at {commit}): every level below the top within +-{BAND}; full "
+                f"strength played {played:.0f}, so the top moved from {FULL_STRENGTH_ELO} to {curve[-1].elo}")
+    elif missed:
         # The top moves only when full strength played away from it: the range ends where it plays.
         top = played_top[0].performance if played_top else FULL_STRENGTH_ELO
         curve = fitted_curve([*measurements_played, *pooled],      # each game once

@@ -78,14 +78,13 @@ class StrengthLevel:
 
 # The curve (docs/play.md has the games; uci_engine/levels_record.json says which anchors were
 # measured, with which net, and binds them to how the levels play).  The anchors below the top were
-# refitted from round levels11-k8 (kestrel-8 at 354a82b, 60 games a level, ledger pl-levels11-k8-*),
-# where 1350, 1500 and 2100 played 120, 114 and 83 Elo above their numbers; a level that missed
-# between two anchors became one.  They are fitted, not yet measured: the next round measures them.
-# The last anchor is where the curve meets full strength: its numbers are what full strength amounts
-# to at 10 s + 0.1 s (no choice among lines, more nodes than that clock lets it search), and from its
-# Elo up no weakening is asked for; kestrel-8 at full strength scored 50.1% against Stockfish at
-# UCI_Elo 2500 over 600 games (ledger st-sf2500-284d86b, -8af13ff-73, -74) and played 2529
-# (2449 .. 2612) over 60 in round levels11-k8.
+# fitted from round levels11-k8 (kestrel-8 at 354a82b) and measured by rounds levels12-k8,
+# levels12b-k8 and levels13-k8 together (the same signed levels; 164-180 games a level, ledger
+# pl-levels1[23]*-k8-*): 1350, 1500, 1700, 1900, 2100 and 2300 played 1369, 1459, 1721, 1865, 2055
+# and 2362.  The last anchor is where the curve meets full strength: its numbers are what full
+# strength amounts to at 10 s + 0.1 s (no choice among lines, more nodes than that clock lets it
+# search), and from its Elo up no weakening is asked for; kestrel-8 at full strength played 2576
+# (2525 .. 2631) against Stockfish at UCI_Elo 2500 over 120 games of those rounds, so the top is 2580.
 CURVE: tuple[StrengthLevel, ...] = (
     StrengthLevel(1320, nodes=419, lines=4, temperature=57.6, margin=194.2),
     StrengthLevel(1350, nodes=482, lines=4, temperature=56.2, margin=189.5),
@@ -93,7 +92,7 @@ CURVE: tuple[StrengthLevel, ...] = (
     StrengthLevel(1700, nodes=4_125, lines=4, temperature=33.9, margin=117.5),
     StrengthLevel(2100, nodes=50_759, lines=2, temperature=15.9, margin=58.9),
     StrengthLevel(2300, nodes=312_865, lines=2, temperature=7.4, margin=28.2),
-    StrengthLevel(2500, nodes=2_000_000, lines=1, temperature=0.0, margin=0.0),
+    StrengthLevel(2580, nodes=2_000_000, lines=1, temperature=0.0, margin=0.0),
 )
 MIN_ELO = CURVE[0].elo
 FULL_STRENGTH_ELO = CURVE[-1].elo
