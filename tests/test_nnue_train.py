@@ -312,18 +312,23 @@ def test_a_king_mirrored_net_trains_and_plays_as_its_float_model(data_file: Path
     assert "needs a king-mirrored net" in capsys.readouterr().err
 
 
-def test_init_starts_from_a_net_file_and_copies_its_layer_to_each_bucket(data_file: Path, tmp_path: Path,
-                                                                        capsys: pytest.CaptureFixture[str]) -> None:
-    """--init NET with no epoch to train writes a net that scores as NET does (within the rounding of a
-    new QB), with one output bucket or with its layer copied to 8; training on from there changes it."""
+def start_net(tmp_path: Path, data_file: Path, seed: int) -> tuple[Path, Any, list[str]]:
+    """A random 32-unit net written to a file for --init, its parameters, and positions of the data."""
     from net_files import net_parameters, random_parameters
 
     from eval.nnue_file import write_net
     start = tmp_path / "start.nnue"
-    params = net_parameters(random_parameters(hidden=32, seed=8))
+    params = net_parameters(random_parameters(hidden=32, seed=seed))
     write_net(start, params)
     data = data_file.read_bytes()
-    fens = [unpack(data[i:i + RECORD_SIZE]).fen for i in range(0, len(data), RECORD_SIZE * 40)]
+    return start, params, [unpack(data[i:i + RECORD_SIZE]).fen for i in range(0, len(data), RECORD_SIZE * 40)]
+
+
+def test_init_starts_from_a_net_file_and_copies_its_layer_to_each_bucket(data_file: Path, tmp_path: Path,
+                                                                        capsys: pytest.CaptureFixture[str]) -> None:
+    """--init NET with no epoch to train writes a net that scores as NET does (within the rounding of a
+    new QB), with one output bucket or with its layer copied to 8; training on from there changes it."""
+    start, params, fens = start_net(tmp_path, data_file, seed=8)
     for buckets in ("1", "8"):
         out = tmp_path / f"init{buckets}.nnue"
         run_trainer(str(data_file), "--init", str(start), "--output-buckets", buckets, "--epochs", "0",
@@ -348,14 +353,7 @@ def test_init_with_more_hidden_units_widens_the_net_into_the_same_function(data_
     """--init NET --hidden H (H wider than NET) writes, before any epoch, a net of H units that scores
     as NET does, one bucket or eight; its new units start with zero output weights and training gives
     them some; a narrower --hidden is refused."""
-    from net_files import net_parameters, random_parameters
-
-    from eval.nnue_file import write_net
-    start = tmp_path / "start.nnue"
-    params = net_parameters(random_parameters(hidden=32, seed=9))
-    write_net(start, params)
-    data = data_file.read_bytes()
-    fens = [unpack(data[i:i + RECORD_SIZE]).fen for i in range(0, len(data), RECORD_SIZE * 40)]
+    start, params, fens = start_net(tmp_path, data_file, seed=9)
     for buckets in ("1", "8"):
         out = tmp_path / f"wide{buckets}.nnue"
         run_trainer(str(data_file), "--init", str(start), "--hidden", "64", "--output-buckets", buckets,
