@@ -353,8 +353,8 @@ def parse_round_arguments(argv: Sequence[str]) -> argparse.Namespace:
                         help="UCI_Elo values to play (default: the issue's six and the top)")
     add_match_arguments(parser)
     parser.add_argument("--pool", action="append", default=[], metavar="NAME[:COMMIT]",
-                        help="if the curve is refitted, fit it with an earlier round's games too (its PGNs in "
-                             "--runs, or its ledger rows; same net only; repeatable)")
+                        help="an earlier round's games (its PGNs in --runs, or its ledger rows; same net only; "
+                             "repeatable): in the verdict where its commit signed this record, else in a refit only")
     parser.add_argument("--dry-run", action="store_true", help="print the runner commands; play and write nothing")
     parser.add_argument("--no-build", action="store_true",
                         help="play this checkout as it is built, without `setup.py build_ext --inplace` first")
