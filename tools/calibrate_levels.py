@@ -219,9 +219,13 @@ def pooled_round(spec: str, runs: Path, ledger: Path = LEDGER,
     their commit (`NAME`, or `NAME:COMMIT` to check it).  Its levels repeat today's when its commit
     signed the record `signed` (this checkout's)."""
     name, _, commit = spec.partition(":")
+    known: dict[str, bool] = {}
 
     def repeats(at: str) -> bool:
-        return signed is not None and signed_at(at) == signed
+        """Whether commit `at` signed `signed` (asked of git once a commit: a round's rows share one)."""
+        if at not in known:
+            known[at] = signed is not None and signed_at(at) == signed
+        return known[at]
 
     pgns = [pgn for pgn in sorted(runs.glob(f"{name}-*.pgn")) if pgn.stem.removeprefix(f"{name}-").isdigit()]
     if pgns:
@@ -432,12 +436,14 @@ def run_round(args: argparse.Namespace) -> int:
               f"{args.strength_file} kept (every level within +-{BAND}) or refitted; {args.record} re-signed")
         return 0
     record = levels_record.read_record(args.record)
-    pooled = [m for spec in args.pool for m in pooled_round(spec, args.runs, args.ledger_file, record.get("signed"))]
+    pooled_rounds = {spec.partition(":")[0]: pooled_round(spec, args.runs, args.ledger_file, record.get("signed"))
+                     for spec in args.pool}
+    pooled = [m for levels in pooled_rounds.values() for m in levels]
     folder = checkout(WORKTREE, build=not args.no_build)
     measurements = [dataclasses.replace(m, ledger=f"pl-{args.name}-{m.elo}") for m in play_levels(folder, args)]
     print_table(measurements)
-    repeated = {p.ledger.rsplit("-", 1)[0] for p in pooled if p.repeats}
-    rounds = [args.name, *sorted(name.removeprefix("pl-") for name in repeated)]
+    repeated = [name for name, levels in pooled_rounds.items() if any(m.repeats for m in levels)]
+    rounds = [args.name, *repeated]
     if repeated:
         # Earlier rounds of these very levels: the verdict is over all their games.
         measurements_played, measurements = measurements, with_repeats(measurements, pooled)
@@ -477,7 +483,7 @@ def run_round(args: argparse.Namespace) -> int:
         curve = fitted_curve([*measurements_played, *pooled],      # each game once
                              int(round(top, -1)) if abs(top - FULL_STRENGTH_ELO) > BAND else None,
                              [m.elo for m in missed if m.elo < FULL_STRENGTH_ELO])
-        fitted_from = (f"rounds {' and '.join([args.name, *(spec.partition(':')[0] for spec in args.pool)])}"
+        fitted_from = (f"rounds {' and '.join([args.name, *pooled_rounds])}"
                        if args.pool else f"round {args.name}")
         write_curve(args.strength_file, curve)
         record["anchors"] = [{"elo": a.elo, "measured": False, "with": f"fitted from {fitted_from} "
