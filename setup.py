@@ -86,7 +86,9 @@ write_params_pxd()
 if sys.platform == "win32":
     compile_args = ["/O2"]
 else:
-    compile_args = ["-O3", "-fno-strict-aliasing", "-Wno-unused-function", "-Wno-unreachable-code"]
+    # -g0: Python's own CFLAGS ask for debug information; writing it for the large C that Cython
+    # makes cost a clean build (every install, every CI run) 50 s instead of 40 s on two cores.
+    compile_args = ["-O3", "-g0", "-fno-strict-aliasing", "-Wno-unused-function", "-Wno-unreachable-code"]
     if os.environ.get("KESTREL_NATIVE") == "1":
         # Opt-in: a binary tuned for this CPU (popcnt, bmi) that may not run elsewhere.
         compile_args.append("-march=native")

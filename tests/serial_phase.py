@@ -48,6 +48,9 @@ from xdist.scheduler import LoadScheduling
 from xdist.workermanage import WorkerController
 
 SERIAL_MARK = "serial"
+SLOW_MARK = "slow"
+# The kind the workers' lists give a parallel-phase test marked `slow`: it is dealt out first.
+SLOW_KIND = "slow"
 # Set by the controller in pytest_configure; the workers it starts inherit it.
 LIST_FOLDER_VARIABLE = "KESTREL_SERIAL_TEST_LISTS"
 
@@ -59,6 +62,14 @@ def is_worker(config: pytest.Config) -> bool:
 def usable_cores() -> int:
     """The cores this process may run on."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def scheduling_kind(item: pytest.Item) -> str | None:
+    """The serial kind of a serial test, SLOW_KIND for another test marked `slow`, None otherwise."""
+    kind = serial_kind(item)
+    if kind is None and item.get_closest_marker(SLOW_MARK) is not None:
+        return SLOW_KIND
+    return kind
 
 
 def serial_kind(item: pytest.Item) -> str | None:
@@ -88,15 +99,15 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 @pytest.hookimpl(trylast=True)
 def pytest_collection_modifyitems(config: pytest.Config, items: Sequence[pytest.Item]) -> None:
-    """A worker writes the node ids of its serial tests for the controller (atomically: a
-    half-written list is never read)."""
+    """A worker writes the node ids of its serial and slow tests for the controller (atomically:
+    a half-written list is never read)."""
     folder = os.environ.get(LIST_FOLDER_VARIABLE)
     if not is_worker(config) or folder is None:
         return
     worker: str = config.workerinput["workerid"]  # type: ignore[attr-defined]
-    serial = {item.nodeid: kind for item in items if (kind := serial_kind(item)) is not None}
+    kinds = {item.nodeid: kind for item in items if (kind := scheduling_kind(item)) is not None}
     partial = Path(folder) / f"{worker}.json.partial"
-    partial.write_text(json.dumps(serial))
+    partial.write_text(json.dumps(kinds))
     partial.replace(Path(folder) / f"{worker}.json")
 
 
@@ -168,9 +179,9 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> LoadScheduli
     return SerialLastScheduling(config, log) if config.getvalue("dist") == "load" else None
 
 
-def read_serial_tests() -> dict[str, str]:
-    """The serial node ids one worker listed, each with its kind (every worker collects the same
-    tests)."""
+def read_test_kinds() -> dict[str, str]:
+    """The serial and slow node ids one worker listed, each with its kind (every worker collects
+    the same tests)."""
     folder = os.environ.get(LIST_FOLDER_VARIABLE)
     if folder is None:
         return {}
@@ -195,22 +206,64 @@ class SerialLastScheduling(LoadScheduling):
     def __init__(self, config: pytest.Config, log: Any = None) -> None:
         super().__init__(config, log)
         self._serial: dict[int, str] | None = None
+        self._slow: set[int] = set()
+        self._dealt: set[WorkerController] = set()
         self._serial_nodes: list[WorkerController] | None = None
 
     def _serial_indices(self) -> dict[int, str]:
         if self._serial is None:
             assert self.collection is not None
-            kinds = read_serial_tests()
+            kinds = read_test_kinds()
             self._serial = {index: kinds[nodeid] for index, nodeid in enumerate(self.collection)
-                            if nodeid in kinds}
+                            if kinds.get(nodeid) in ("core", "machine")}
+            self._slow = {index for index, nodeid in enumerate(self.collection) if kinds.get(nodeid) == SLOW_KIND}
         return self._serial
 
     def _parallel_pending(self) -> list[int]:
+        """The parallel tests not yet sent, the slow ones first."""
         serial = self._serial_indices()
-        return [index for index in self.pending if index not in serial]
+        parallel = [index for index in self.pending if index not in serial]
+        return [index for index in parallel if index in self._slow] + \
+            [index for index in parallel if index not in self._slow]
+
+    def check_schedule(self, node: WorkerController, duration: float = 0) -> None:
+        if self._parallel_pending():
+            self._top_up(node, duration)
+        elif self.pending:
+            self._start_serial_phase()
+        elif not node.shutting_down:
+            node.shutdown()
+
+    def _top_up(self, node: WorkerController, duration: float) -> None:
+        """xdist's refill rule, counting only the parallel tests left.  Its own counts the serial
+        tests too, which are never sent in this phase, so near its end each worker was kept up to seven
+        tests deep, and the last worker ran its queue alone (a run of Dask tests, 40 s, while the
+        other three idled)."""
+        if node.shutting_down:
+            return
+        left = len(self._parallel_pending())
+        workers = len(self.node2pending)
+        most_queued = max(2, left // workers // 2)
+        queued = self.node2pending[node]
+        if len(queued) >= max(2, left // workers // 4):
+            return
+        if duration >= 0.1 and len(queued) >= 2:
+            return                  # a worker in a long test keeps its queue a while longer
+        self._send_tests(node, most_queued - len(queued))
 
     def _send_tests(self, node: WorkerController, num: int) -> None:
-        tests = self._parallel_pending()[:num]
+        """Send `num` parallel tests.  The first batch of each worker holds its even share of the
+        slow tests, at its head: a long test started last keeps one worker busy while the others
+        idle (the Dask tests and the UCI fuzz sit late in the collection)."""
+        pending = self._parallel_pending()
+        slow = [index for index in pending if index in self._slow]
+        if node not in self._dealt:
+            undealt = sum(1 for other in self.nodes if other not in self._dealt)
+            share = min(num, -(-len(slow) // max(1, undealt)))
+            self._dealt.add(node)
+            tests = slow[:share] + pending[len(slow):][:num - share]
+        else:
+            tests = pending[:num]
         if tests:
             for index in tests:
                 self.pending.remove(index)
@@ -221,14 +274,6 @@ class SerialLastScheduling(LoadScheduling):
         super().schedule()
         if self.collection and self.pending and not self._parallel_pending():
             self._start_serial_phase()
-
-    def check_schedule(self, node: WorkerController, duration: float = 0) -> None:
-        if self._parallel_pending():
-            super().check_schedule(node, duration)
-        elif self.pending:
-            self._start_serial_phase()
-        elif not node.shutting_down:
-            node.shutdown()
 
     def _start_serial_phase(self) -> None:
         """Keep one worker a core and shut the others down; once those have finished, send the

@@ -48,12 +48,19 @@ def test_one_core(index):
 @pytest.mark.parametrize("index", range(4))
 def test_parallel_after(index):
     record("parallel")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("index", range(2))
+def test_slow_last_in_the_file(index):
+    record("slow")
 '''
 
 
 def run_suite(tmp_path: Path, *options: str) -> list[Run]:
     (tmp_path / "test_suite.py").write_text(SUITE)
-    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    serial: alone, after the others\n")
+    markers = "serial: alone, after the others", "slow: dealt out first"
+    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n" + "".join(f"    {line}\n" for line in markers))
     log = tmp_path / "phases.log"
     env = {**os.environ, "PHASE_LOG": str(log),
            "PYTHONPATH": os.pathsep.join([str(TESTS), os.environ.get("PYTHONPATH", "")])}
@@ -77,10 +84,15 @@ def most_at_once(runs: list[Run]) -> int:
 
 def test_serial_tests_run_last_and_only_beside_whom_they_may(tmp_path: Path) -> None:
     runs = run_suite(tmp_path)
-    parallel = [run for run in runs if run[0] == "parallel"]
+    slow = [run for run in runs if run[0] == "slow"]
+    parallel = [run for run in runs if run[0] in ("parallel", "slow")]
     machine = [run for run in runs if run[0] == "serial"]
     core = [run for run in runs if run[0] == "core"]
-    assert len(parallel) == 8 and len(machine) == 2 and len(core) == 4
+    assert len(parallel) == 10 and len(machine) == 2 and len(core) == 4
+    # The slow tests, last in the file, are dealt out first: one at the head of each worker's queue.
+    first_of_each_worker = [min((run for run in parallel if run[3] == worker), key=lambda run: run[1])
+                            for worker in ("gw0", "gw1")]
+    assert sorted(slow) == sorted(first_of_each_worker)
     assert min(start for _, start, _, _ in machine + core) >= max(end for _, _, end, _ in parallel)
     # A whole-machine test runs beside no other test.
     assert not any(overlap(a, b) for a in machine for b in runs if b is not a)
@@ -96,4 +108,4 @@ def test_serial_tests_run_last_and_only_beside_whom_they_may(tmp_path: Path) -> 
 
 def test_a_run_that_deselects_the_serial_tests_ends_normally(tmp_path: Path) -> None:
     runs = run_suite(tmp_path, "-m", "not serial")
-    assert len(runs) == 8 and {run[0] for run in runs} == {"parallel"}
+    assert len(runs) == 10 and {run[0] for run in runs} == {"parallel", "slow"}
