@@ -165,8 +165,11 @@ def test_a_book_swapped_for_a_fifo_after_its_look_is_refused_not_waited_on(
 
     def look_then_swap(path: Any) -> int:
         size = look(path)
-        os.unlink(path)
-        os.mkfifo(path)
+        # Only the book: the engine may look at its built-in net through the same function the first
+        # time it needs it, and swapping that file would break every test that runs beside this one.
+        if Path(path) == book:
+            os.unlink(path)
+            os.mkfifo(path)
         return size
 
     engine, buffer = uci_session()
