@@ -54,8 +54,8 @@ class BuildExt(build_ext):
     def finalize_options(self):
         super().finalize_options()
         if self.parallel is None:
-            # The modules compile side by side, one per core (`-j N` still chooses): a clean build
-            # takes about 1.5 minutes on two cores instead of 2.7, for the quick start and for CI.
+            # The modules compile side by side, one per core (`-j N` still chooses), for the quick
+            # start and for CI (README.md, "Development", gives a clean build's time).
             self.parallel = CORES
         if not self.inplace:
             self.extensions = [ext for ext in self.extensions if ext.name not in TOOL_MODULES]
@@ -87,7 +87,7 @@ if sys.platform == "win32":
     compile_args = ["/O2"]
 else:
     # -g0: Python's own CFLAGS ask for debug information; writing it for the large C that Cython
-    # makes cost a clean build (every install, every CI run) 50 s instead of 40 s on two cores.
+    # makes cost a quarter more compiling (every install, every CI run).
     compile_args = ["-O3", "-g0", "-fno-strict-aliasing", "-Wno-unused-function", "-Wno-unreachable-code"]
     if os.environ.get("KESTREL_NATIVE") == "1":
         # Opt-in: a binary tuned for this CPU (popcnt, bmi) that may not run elsewhere.
