@@ -236,7 +236,7 @@ class SerialLastScheduling(LoadScheduling):
 
     def _top_up(self, node: WorkerController, duration: float) -> None:
         """xdist's refill rule, counting only the parallel tests left.  Its own counts the serial
-        tests too, which are never sent in this phase, so near its end each worker was kept up to seven
+        tests too, which are never sent in this phase, so near its end each worker was kept up to five
         tests deep, and the last worker ran its queue alone (a run of Dask tests, 40 s, while the
         other three idled)."""
         if node.shutting_down:
