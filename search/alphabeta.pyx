@@ -196,7 +196,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
     cdef int tt_score = VALUE_NONE, tt_bound = BOUND_NONE, r, original_alpha = alpha, extension, reduced_depth
     cdef int wdl, tb_value, tb_bound, max_value = VALUE_INFINITE, bound
     cdef int raw_eval = 0          # the evaluation as the TT keeps it (static_eval may take a TT bound)
-    cdef int singular_beta, singular_extension
+    cdef int singular_beta, singular_extension, probcut_beta
     cdef Move m, best_move = MOVE_NONE, tt_move = MOVE_NONE
     # Set while this node's hash move is tested for singularity: the same node searched
     # without that move, which must neither cut on nor overwrite the node's own TT entry.
@@ -312,6 +312,35 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
                 score = negamax(s, depth - 1 - r, beta - 1, beta, ply, False)
                 if score >= beta:
                     return score
+
+    # ProbCut: a capture whose shallow search beats beta by a wide margin would almost surely
+    # fail high at full depth too.  Each capture that can (by SEE) is tried by quiescence first,
+    # then by a search some plies shallower, against beta + margin.
+    if (s.config.probcut and not pv_node and not in_check and excluded == MOVE_NONE
+            and depth >= p.probcut_min_depth and -MATE_IN_MAX_PLY < beta < MATE_IN_MAX_PLY
+            and not (tt_hit and entry.depth >= depth - p.probcut_reduction + 1
+                     and tt_score != VALUE_NONE and tt_score < beta + p.probcut_margin)):
+        probcut_beta = beta + p.probcut_margin
+        generate_legal(b, &moves)
+        score_moves(s, &moves, tt_move, ply)
+        for i in range(moves.count):
+            m = pick_next(&moves, i)
+            if not is_capture(s, m) or see(b, m) < probcut_beta - static_eval:
+                continue
+            record_move(s, ply, m)
+            do_move(b, m)
+            tt_prefetch(s.tt, b.key)
+            score = -quiescence(s, -probcut_beta, -probcut_beta + 1, ply + 1)
+            if score >= probcut_beta:
+                score = -negamax(s, depth - p.probcut_reduction, -probcut_beta, -probcut_beta + 1, ply + 1,
+                                 not cut_node)
+            undo_move(b)
+            if s.stopped:
+                return 0
+            if score >= probcut_beta:
+                tt_store(s.tt, b.key, depth - p.probcut_reduction + 1, score_to_tt(score, ply), BOUND_LOWER, m,
+                         raw_eval)
+                return score
 
     # Internal iterative reduction: without a hash move, ordering is poor; search less.
     if s.config.internal_reduction and depth >= p.iir_min_depth and tt_move == MOVE_NONE and (pv_node or cut_node):

@@ -57,6 +57,10 @@ SEARCH_PARAMS: dict[str, SearchParam] = {
     "se_min_depth": SearchParam(7, 4, 14, "shallowest node that tests its hash move for singularity"),
     "se_tt_depth_margin": SearchParam(3, 1, 6, "the hash entry may be at most this much shallower"),
     "se_margin_per_depth": SearchParam(2, 1, 8, "singular beta = hash score - this * depth"),
+    # ProbCut (switch `probcut`): a capture that beats beta by a margin in a shallow search cuts.
+    "probcut_min_depth": SearchParam(5, 3, 10, "shallowest non-PV node that tries ProbCut"),
+    "probcut_margin": SearchParam(200, 50, 400, "a capture must reach beta + this in the reduced search"),
+    "probcut_reduction": SearchParam(4, 3, 6, "the reduced search is this many plies shallower"),
     # Aspiration windows.
     "aspiration_min_depth": SearchParam(5, 2, 10, "first iteration searched with a window"),
     "aspiration_delta": SearchParam(6, 5, 60, "half-width of the first window in centipawns"),

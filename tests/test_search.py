@@ -45,7 +45,7 @@ TECHNIQUES = ["tt_cutoffs", "null_move", "late_move_reductions", "internal_reduc
               "futility", "late_move_pruning", "see_pruning", "check_extension", "quiescence", "quiescence_tt",
               "aspiration", "singular_extension", "draw_scaling", "kbn_mating", "correction_history"]
 # Switches of candidates, off by default while their SPRT runs (deleted or adopted after it).
-CANDIDATES: list[str] = []
+CANDIDATES: list[str] = ["probcut"]
 
 
 @pytest.fixture(scope="module")
