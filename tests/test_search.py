@@ -86,7 +86,7 @@ def test_alphabeta_equals_minimax_with_fewer_nodes(depth: int, first: int, end: 
 
 @pytest.mark.slow
 def test_each_technique_has_its_own_switch() -> None:
-    """Switching one technique off changes the tree (so each switch is wired, and ablation
+    """Switching one technique off (or a candidate on) changes the tree (so each switch is wired, and ablation
     matches measure what they claim to), and the answer stays a legal move."""
     fens = REFERENCE_FENS[:12] + ["r1bqkb1r/pppp1ppp/2n2n2/4p2Q/2B1P3/8/PPPP1PPP/RNB1K1NR w KQkq - 4 4",
                                   "6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1",
@@ -107,6 +107,8 @@ def test_each_technique_has_its_own_switch() -> None:
     full = total_nodes()
     for name in TECHNIQUES:
         assert total_nodes(**{name: False}) != full, f"switching off {name} changed nothing"
+    for name in CANDIDATES:
+        assert total_nodes(**{name: True}) != full, f"switching on the candidate {name} changed nothing"
     with pytest.raises(TypeError):
         AlphaBetaSearcher().configure(no_such_technique=False)
 
