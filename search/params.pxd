@@ -27,6 +27,9 @@ cdef struct SearchParams:
     int se_min_depth                 # shallowest node that tests its hash move for singularity
     int se_tt_depth_margin           # the hash entry may be at most this much shallower
     int se_margin_per_depth          # singular beta = hash score - this * depth
+    int probcut_min_depth            # shallowest non-PV node that tries ProbCut
+    int probcut_margin               # a capture must reach beta + this in the reduced search
+    int probcut_reduction            # the reduced search is this many plies shallower
     int aspiration_min_depth         # first iteration searched with a window
     int aspiration_delta             # half-width of the first window in centipawns
     int delta_margin                 # a capture that cannot lift the eval to alpha by this is skipped

@@ -18,6 +18,7 @@ from search.param_table import (
     with_struct_fields,
 )
 from search.timeman import best_move_share_factor, time_budget
+from tests.test_search import CANDIDATES
 
 MIDDLEGAME = "r1bq1rk1/pp2bppp/2n1pn2/3p4/2PP4/2N2N2/PP3PPP/R2QKB1R w KQ - 0 9"
 TACTICAL = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 10"
@@ -26,8 +27,9 @@ TACTICAL = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1
 PARAMS_PXD = REPO_ROOT / "search" / "params.pxd"
 
 
-def nodes_with(values: dict[str, float], depth: int = 9) -> int:
+def nodes_with(values: dict[str, float], depth: int = 9, **switches: bool) -> int:
     searcher = AlphaBetaSearcher(hash_mb=8)
+    searcher.configure(**switches)
     searcher.set_params(values)
     return sum(searcher.search(Position(fen), SearchLimits(depth=depth)).nodes for fen in (MIDDLEGAME, TACTICAL))
 
@@ -69,8 +71,10 @@ def test_each_search_parameter_changes_the_tree(name: str) -> None:
     """Moving one entry to an end of its range changes the nodes of fixed-depth searches:
     the C search reads the table, not a literal of its own."""
     param = SEARCH_PARAMS[name]
-    baseline = nodes_with({})
-    changed = {nodes_with({name: end}) for end in (param.low, param.high)}
+    # A candidate's entries (named after its switch) act only with the candidate on.
+    switches = {candidate: True for candidate in CANDIDATES if name.startswith(candidate + "_")}
+    baseline = nodes_with({}, **switches)
+    changed = {nodes_with({name: end}, **switches) for end in (param.low, param.high)}
     assert changed != {baseline}, name
 
 
