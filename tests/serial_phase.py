@@ -227,21 +227,21 @@ class SerialLastScheduling(LoadScheduling):
             [index for index in parallel if index not in self._slow]
 
     def check_schedule(self, node: WorkerController, duration: float = 0) -> None:
-        if self._parallel_pending():
-            self._top_up(node, duration)
+        left = len(self._parallel_pending())
+        if left:
+            self._top_up(node, duration, left)
         elif self.pending:
             self._start_serial_phase()
         elif not node.shutting_down:
             node.shutdown()
 
-    def _top_up(self, node: WorkerController, duration: float) -> None:
-        """xdist's refill rule, counting only the parallel tests left.  Its own counts the serial
+    def _top_up(self, node: WorkerController, duration: float, left: int) -> None:
+        """xdist's refill rule, counting only the `left` parallel tests not yet sent.  Its own counts the serial
         tests too, which are never sent in this phase, so near its end each worker was kept up to five
         tests deep, and the last worker ran its queue alone (a run of Dask tests, 40 s, while the
         other three idled)."""
         if node.shutting_down:
             return
-        left = len(self._parallel_pending())
         workers = len(self.node2pending)
         most_queued = max(2, left // workers // 2)
         queued = self.node2pending[node]
