@@ -31,6 +31,9 @@ from serial_phase import (  # noqa: F401
     pytest_xdist_make_scheduler,
 )
 
+# Where the suite's CPU goes, test by test, when KESTREL_TEST_TIMELINE names a file (timeline.py).
+from timeline import pytest_runtest_setup, pytest_runtest_teardown  # noqa: F401
+
 from search.board import Position
 from search.limits import SearchLimits
 from uci_engine.output import Output
