@@ -54,7 +54,9 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
     if not _measuring() or item.nodeid not in _started:
         return
     start, own, children = _started.pop(item.nodeid)
-    line = {"test": item.nodeid, "worker": os.environ.get("PYTEST_XDIST_WORKER", "main"), "start": start,
+    # The worker's id from its own config: PYTEST_XDIST_WORKER is inherited by a pytest run inside a test.
+    worker = getattr(item.config, "workerinput", {}).get("workerid", "main")
+    line = {"test": item.nodeid, "worker": worker, "start": start,
             "end": time.time(), "cpu": time.process_time() - own, "children_cpu": _children_cpu() - children}
     with open(os.environ[TIMELINE_ENV], "a", encoding="utf-8") as out:
         out.write(json.dumps(line) + "\n")
