@@ -32,6 +32,10 @@ FAKE = Path(__file__).resolve().parent / "fake_engines" / "fake_uci.py"
 # White promotes, then mates with king and queen: a whole game, a promotion and a mate in about a dozen moves.
 PROMOTE_AND_MATE = "8/P6k/8/8/8/8/8/K7 w - - 0 1"
 
+# Each test starts a browser and plays or analyses for seconds: marked slow, they are dealt out first
+# (tests/serial_phase.py), not left to end the parallel phase on one worker while the others idle.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[ServedApp]:

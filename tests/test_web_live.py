@@ -108,7 +108,9 @@ def start_run(command: list[str]) -> tuple[subprocess.Popen[str], str, list[str]
     return run, url, lines
 
 
-@pytest.mark.serial
+# Its games' sides think in turn (one searching process at a time) and the browser only redraws:
+# about one core (9.2 s of CPU in 9.5 s), so it needs a core of its own, not the whole machine.
+@pytest.mark.serial(cores=1)
 def test_a_run_watched_live(driver: webdriver.Chrome, tmp_path: Path) -> None:
     """Four short games of Kestrel against itself: the page shows a board in progress; standings and LLR grow."""
     pgn = tmp_path / "games.pgn"
@@ -153,7 +155,8 @@ def test_a_run_watched_live(driver: webdriver.Chrome, tmp_path: Path) -> None:
         run.wait(10)
 
 
-@pytest.mark.serial
+# One Dask worker plays, its sides in turn: a core of its own, as above.
+@pytest.mark.serial(cores=1)
 def test_a_dask_run_shows_its_games_in_progress(tmp_path: Path) -> None:
     """With -backend dask the moves come from the workers as Dask events: the page's state shows them."""
     kestrel = [f"cmd={sys.executable}", "arg=-m", "arg=uci_engine"]
