@@ -323,3 +323,41 @@ def test_a_round_where_only_full_strength_missed_moves_the_top_alone(tmp_path: P
     assert [anchor["elo"] for anchor in written["anchors"]] == [*(a.elo for a in CURVE[:-1]), top]
     assert all(anchor["measured"] for anchor in written["anchors"]) and written["measured_with"]["round"] == "r9"
     assert f"the top moved from {FULL_STRENGTH_ELO} to {top}" in signed[-1]
+
+
+def test_a_round_of_some_levels_keeps_the_recorded_games_of_the_levels_that_did_not_move(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`round --levels 2300 TOP`: the issue's levels below, which play as the record says (the
+    signature's moves and nodes), keep their recorded games in the verdict and the record, so the
+    anchors are marked measured; one whose signature moved (1900 here) is not carried, and the ledger
+    gets the games played only."""
+    ledger, strength_file, record = tmp_path / "ledger.csv", tmp_path / "strength.py", tmp_path / "record.json"
+    source = Path(strength.__file__).read_text(encoding="utf-8")
+    recorded = levels_record.read_record(levels_record.RECORD)
+    then = levels_record.LevelsSignature.from_json(recorded["signed"]["signature"])
+    monkeypatch.setattr(cal, "checkout", lambda revision, build=True: cal.REPO)
+    monkeypatch.setattr(cal, "resign_afresh", lambda note, path: None)
+    played = (2300, FULL_STRENGTH_ELO)
+    monkeypatch.setattr(cal, "play_levels", lambda folder, args: [measured(elo, 30, 30) for elo in played])
+    lower = [elo for elo in cal.ROUND_LEVELS if elo < 2300]
+    for moved in (None, 1900):
+        nodes = {elo: then.nodes[elo] + (elo == moved) for elo in lower}
+        monkeypatch.setattr(cal, "signature_afresh", lambda folder, levels, nodes=nodes: levels_record.LevelsSignature(
+            {elo: then.moves[elo] for elo in levels}, {elo: nodes[elo] for elo in levels}))
+        ledger.write_text("")
+        strength_file.write_text(source, encoding="utf-8")
+        record.write_text(levels_record.RECORD.read_text(encoding="utf-8"), encoding="utf-8")
+        assert cal.main(["round", "r9", "--levels", *map(str, played), "--ledger-file", str(ledger),
+                         "--strength-file", str(strength_file), "--record", str(record), "--stockfish", STOCKFISH]) == 0
+        assert [row[0] for row in csv.reader(ledger.read_text().splitlines())] == [f"pl-r9-{elo}" for elo in played]
+        written = levels_record.read_record(record)
+        kept = [elo for elo in lower if elo != moved]
+        assert [level["elo"] for level in written["levels"]] == [*kept, *played]
+        for level in written["levels"]:
+            before = next((old for old in recorded["levels"] if old["elo"] == level["elo"]), None)
+            assert level == before if level["elo"] in kept else level["ledger"] == f"pl-r9-{level['elo']}"
+        assert all(anchor["measured"] == (moved is None) for anchor in written["anchors"])
+        if moved is None:
+            assert "the recorded games of " + ", ".join(map(str, kept)) in written["measured_with"]["round"]
+        else:
+            assert all(f"did not play {moved}, which moved" in anchor["with"] for anchor in written["anchors"])

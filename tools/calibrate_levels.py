@@ -8,7 +8,10 @@ uci_engine/strength.py (the top anchor moved to where full strength played, a le
 between anchors made an anchor) and marks it fitted, not measured (play the next round); where only
 full strength missed, only the top moves (to where full strength played), and the levels below it,
 whose settings that leaves as they were, are marked measured; either way it re-signs the
-calibration record (tools/levels_record.py).  ``--pool NAME`` fits a refit with an
+calibration record (tools/levels_record.py).  ``--levels`` plays some levels only: an issue level
+it skips that plays as the record's signed engine did (the same net, settings and signature) keeps
+its recorded games, in the verdict and in the record, so a change that moves only 2300 and the top
+needs a round of those two.  ``--pool NAME`` fits a refit with an
 earlier round's games too (see below).  ``--dry-run`` prints the
 runner commands and writes nothing.  ``python -m tools.calibrate_levels resign --note "..."``
 re-signs the record without games, with a note that says why the levels did not move.
@@ -427,6 +430,40 @@ def misses(measurements: Sequence[Measurement]) -> list[Measurement]:
     return [m for m in measurements if abs(m.performance - m.elo) > BAND]
 
 
+def signature_afresh(folder: Path, levels: tuple[int, ...]) -> levels_record.LevelsSignature:
+    """The levels' signature as the engine in `folder` plays them, in a fresh process (this one
+    imported the core before the round's build)."""
+    code = ("import json, sys; from tools import levels_record; "
+            "print(json.dumps(levels_record.levels_signature(levels=tuple(map(int, sys.argv[1:]))).as_json()))")
+    found = subprocess.run([sys.executable, "-c", code, *map(str, levels)], cwd=folder, capture_output=True,
+                           text=True, check=True)
+    return levels_record.LevelsSignature.from_json(json.loads(found.stdout))
+
+
+def carried_levels(record: levels_record.Record, played: Sequence[int], folder: Path) -> list[Measurement]:
+    """The issue's levels a round does not play that play as the record's signed engine did: the
+    same net, the same settings on the curve, the same moves in the same nodes in the signature.
+    Their recorded games still measure them, so a round of only the levels a change moved (say
+    2300 and the top, for a search technique the levels up to 2100 do without) keeps them in its
+    verdict and in the record.  A level that moved and was not played is not carried: unmeasured."""
+    signed = record.get("signed", {})
+    skipped = tuple(elo for elo in levels_record.SIGNED_LEVELS if elo not in played)
+    entries = {entry["elo"]: entry for entry in record.get("levels", [])}
+    if not skipped or signed.get("net_sha256") != levels_record.net_sha256():
+        return []
+    curve_then = [StrengthLevel(**anchor) for anchor in signed["settings"]["curve"]]
+    then = levels_record.LevelsSignature.from_json(signed["signature"])
+    now = signature_afresh(folder, skipped)
+    carried = []
+    for elo in skipped:
+        if (elo in entries and level_for_elo(elo, curve_then) == level_for_elo(elo)
+                and then.moves.get(elo) == now.moves[elo] and then.nodes.get(elo) == now.nodes[elo]):
+            entry = entries[elo]
+            tally = Tally(entry["wins"], entry["losses"], entry["draws"], entry["pentanomial"] or [0] * 5)
+            carried.append(Measurement(elo, tally, repeats=True, ledger=entry["ledger"]))
+    return carried
+
+
 def run_round(args: argparse.Namespace) -> int:
     """One calibration round (the module's docstring says what it writes)."""
     if args.dry_run:
@@ -440,6 +477,10 @@ def run_round(args: argparse.Namespace) -> int:
                      for spec in args.pool}
     pooled = [m for levels in pooled_rounds.values() for m in levels]
     folder = checkout(WORKTREE, build=not args.no_build)
+    carried = carried_levels(record, args.levels, folder)
+    if carried:
+        print(f"not played, and playing as when they were measured: {', '.join(str(m.elo) for m in carried)} "
+              "(their recorded games count)")
     measurements = [dataclasses.replace(m, ledger=f"pl-{args.name}-{m.elo}") for m in play_levels(folder, args)]
     print_table(measurements)
     repeated = [name for name, levels in pooled_rounds.items() if any(m.repeats for m in levels)]
@@ -455,15 +496,22 @@ def run_round(args: argparse.Namespace) -> int:
         csv.writer(ledger, lineterminator="\n").writerows(ledger_row(m, args, folder) for m in measurements_played)
     commit = git("rev-parse", "--short=7", "HEAD")
     measured_in = f"rounds {' + '.join(rounds)} (the same levels)" if repeated else f"round {args.name}"
+    if carried:
+        earlier = ", ".join(str(m.elo) for m in carried)
+        measured_in += f" and, for {earlier} (not played; they play as they did), their recorded games"
+        rounds.append(f"the recorded games of {earlier}")
+        measurements = sorted([*measurements, *carried], key=lambda m: m.elo)
     record["levels"] = [{"elo": m.elo, "games": m.tally.games, "wins": m.tally.wins, "losses": m.tally.losses,
                          "draws": m.tally.draws, "pentanomial": pentanomial_of(m.tally),
                          "plays_at": round(m.performance), "ledger": m.ledger} for m in measurements]
     missed = misses(measurements)
     played_top = [m for m in measurements if m.elo == FULL_STRENGTH_ELO]
+    # Levels neither played nor carried moved since their games (or, the top, cannot be shown not to).
+    unmeasured = [elo for elo in (*ROUND_LEVELS, FULL_STRENGTH_ELO) if elo not in {m.elo for m in measurements}]
     # Only full strength missed, over enough games, and every level below it sits at or below the
     # last anchor under the top: moving the top to where full strength played changes none of their
     # settings, so their games still measure them, and the range ends where full strength was measured.
-    top_alone = (bool(played_top) and [m.elo for m in missed] == [FULL_STRENGTH_ELO]
+    top_alone = (bool(played_top) and not unmeasured and [m.elo for m in missed] == [FULL_STRENGTH_ELO]
                  and all(m.elo <= CURVE[-2].elo for m in measurements if m.elo < FULL_STRENGTH_ELO)
                  and played_top[0].performance > CURVE[-2].elo + BAND
                  and min(m.tally.games for m in measurements) >= CALIBRATION_GAMES)
@@ -480,7 +528,7 @@ def run_round(args: argparse.Namespace) -> int:
     elif missed:
         # The top moves only when full strength played away from it: the range ends where it plays.
         top = played_top[0].performance if played_top else FULL_STRENGTH_ELO
-        curve = fitted_curve([*measurements_played, *pooled],      # each game once
+        curve = fitted_curve([*measurements_played, *carried, *pooled],      # each game once
                              int(round(top, -1)) if abs(top - FULL_STRENGTH_ELO) > BAND else None,
                              [m.elo for m in missed if m.elo < FULL_STRENGTH_ELO])
         fitted_from = (f"rounds {' and '.join([args.name, *pooled_rounds])}"
@@ -499,6 +547,12 @@ def run_round(args: argparse.Namespace) -> int:
                               f"{commit}) played fewer than {CALIBRATION_GAMES} games a level"} for a in CURVE]
         note = (f"{measured_in} ({BUILTIN_NET} at {commit}): within +-{BAND}, but fewer than "
                 f"{CALIBRATION_GAMES} games a level measure nothing")
+    elif unmeasured:
+        shown_levels = ", ".join(map(str, unmeasured))
+        record["anchors"] = [{"elo": a.elo, "measured": False, "with": f"{measured_in} ({BUILTIN_NET} at "
+                              f"{commit}) did not play {shown_levels}, which moved since their games"} for a in CURVE]
+        note = (f"{measured_in} ({BUILTIN_NET} at {commit}): within +-{BAND}, but {shown_levels} moved "
+                f"since their games and were not played: play them")
     else:
         record["anchors"] = [{"elo": a.elo, "measured": True, "with": f"{measured_in}, {BUILTIN_NET} at {commit}"}
                              for a in CURVE]
