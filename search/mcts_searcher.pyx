@@ -205,14 +205,16 @@ cdef class MCTSSearcher(Searcher):
         search before it is played), `decisive_root_move` (in a won position the root search's
         move, not the tree's), all adopted and on by default,
         and the leaves' alpha-beta switches (AlphaBetaSearcher.configure()'s
-        names; the leaves never use aspiration windows, and use correction history only when
-        named).  A switch not named is as by default;
+        names; the leaves never use aspiration windows, and use correction history and ProbCut
+        only when named).  A switch not named is as by default;
         an unknown name is a TypeError.  KESTREL_SEARCH_ON/OFF reach MCTS through this."""
         own = {name: bool(switches.pop(name, OWN_SWITCH_DEFAULTS[name])) for name in OWN_SWITCHES}
         cdef dict leaf_defaults = adopted_config()     # the struct, read as a dict
         # Correction history won its games in alpha-beta (docs/search.md) and was never measured in
         # MCTS, where the corrections the root's searches learn reach every leaf: off unless asked.
         leaf_defaults["correction_history"] = False
+        # ProbCut won its games in alpha-beta after MCTS's standing was measured: off unless asked.
+        leaf_defaults["probcut"] = False
         leaf_config = with_switches(leaf_defaults, switches)        # an unknown name raises here
         leaf_config["aspiration"] = False       # a leaf searches one full window, no iterations
         self.qs.config = leaf_config

@@ -36,7 +36,7 @@ cdef struct SearchConfig:
     bint draw_scaling           # the evaluation scaled toward 0 for material that cannot win (eval/draw_scale.pxd)
     bint kbn_mating             # KBN v K scored toward a corner of the bishop's colour (eval/mating.pxd)
     bint correction_history     # the static evaluation corrected by past searches (search/correction.pxd)
-    bint probcut                # candidate: a capture beating beta + probcut_margin at reduced depth cuts
+    bint probcut                # a capture beating beta + probcut_margin at reduced depth cuts the node
 
 
 # Where every searcher starts: every technique on (each was adopted by games: an SPRT, or for
@@ -62,7 +62,7 @@ cdef inline SearchConfig adopted_config() noexcept nogil:
     config.draw_scaling = True
     config.kbn_mating = True
     config.correction_history = True
-    config.probcut = False          # a candidate: off while its SPRT runs
+    config.probcut = True
     return config
 
 

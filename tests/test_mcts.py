@@ -74,12 +74,13 @@ def test_single_legal_move(mode: str) -> None:
 def test_leaves_search_with_the_adopted_techniques() -> None:
     """The leaves' alpha-beta and quiescence searches use what the alpha-beta searcher has
     adopted (so a newly adopted technique reaches them too), in one full window, and without
-    correction history (never measured in MCTS) unless it is named."""
+    correction history and ProbCut (never measured in MCTS) unless they are named."""
     adopted = AlphaBetaSearcher(hash_mb=1).switches
-    assert adopted["correction_history"]
+    assert adopted["correction_history"] and adopted["probcut"]
     searcher = MCTSSearcher(hash_mb=1)
-    assert searcher.leaf_switches == adopted | {"aspiration": False, "correction_history": False}
-    searcher.configure(correction_history=True)
+    unmeasured = {"correction_history": False, "probcut": False}
+    assert searcher.leaf_switches == adopted | {"aspiration": False} | unmeasured
+    searcher.configure(correction_history=True, probcut=True)
     assert searcher.leaf_switches == adopted | {"aspiration": False}
 
 

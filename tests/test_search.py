@@ -43,9 +43,10 @@ REFERENCE_FENS = random_positions(50, seed=2026)
 # (node_time_management acts on the clock and has a test of its own).
 TECHNIQUES = ["tt_cutoffs", "null_move", "late_move_reductions", "internal_reduction", "reverse_futility",
               "futility", "late_move_pruning", "see_pruning", "check_extension", "quiescence", "quiescence_tt",
-              "aspiration", "singular_extension", "draw_scaling", "kbn_mating", "correction_history"]
+              "aspiration", "singular_extension", "draw_scaling", "kbn_mating", "correction_history",
+              "probcut"]
 # Switches of candidates, off by default while their SPRT runs (deleted or adopted after it).
-CANDIDATES: list[str] = ["probcut"]
+CANDIDATES: list[str] = []
 
 
 @pytest.fixture(scope="module")

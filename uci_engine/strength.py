@@ -103,11 +103,12 @@ MAX_SKILL_LEVEL = 20
 # switches), whatever the environment asks.  The curve was fitted without singular extensions, which
 # were adopted from games at 2 s + 0.02 s; at a small node budget they cost strength instead: with
 # them UCI_Elo 1900 (18,135 nodes) played about 1763 over 120 games, against 1865 without
-# (docs/play.md).  Correction history came after the curve too.  Above 2100 a level searches as full
-# strength does, so that the curve runs into full strength without a step (the two techniques are
-# worth some 90 Elo at 2 s + 0.02 s together); at 2100's budget singular extensions were worth nothing
-# either way (2059 with them, 2065 without, kestrel-6), so the step sits where it is smallest.
-LEVEL_SWITCHES: dict[str, bool] = {"singular_extension": False, "correction_history": False}
+# (docs/play.md).  Correction history and ProbCut came after the curve too.  Above 2100 a level
+# searches as full strength does, so that the curve runs into full strength without a step (singular
+# extensions and correction history are worth some 90 Elo at 2 s + 0.02 s together, ProbCut about 13);
+# at 2100's budget singular extensions were worth nothing either way (2059 with them, 2065 without,
+# kestrel-6), so the step sits where it is smallest.
+LEVEL_SWITCHES: dict[str, bool] = {"singular_extension": False, "correction_history": False, "probcut": False}
 LEVEL_SWITCHES_UP_TO = 2100
 
 # Against a bare king a level plays its best line with at least this many nodes.  A player who
