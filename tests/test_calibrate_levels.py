@@ -349,7 +349,9 @@ def test_a_round_of_some_levels_keeps_the_recorded_games_of_the_levels_that_did_
         record.write_text(levels_record.RECORD.read_text(encoding="utf-8"), encoding="utf-8")
         assert cal.main(["round", "r9", "--levels", *map(str, played), "--ledger-file", str(ledger),
                          "--strength-file", str(strength_file), "--record", str(record), "--stockfish", STOCKFISH]) == 0
-        assert [row[0] for row in csv.reader(ledger.read_text().splitlines())] == [f"pl-r9-{elo}" for elo in played]
+        rows = list(csv.reader(ledger.read_text().splitlines()))
+        assert [row[0] for row in rows] == [f"pl-r9-{elo}" for elo in played]
+        assert all(row[15].endswith(f" --levels 2300 {FULL_STRENGTH_ELO}") for row in rows)   # replays this round
         written = levels_record.read_record(record)
         kept = [elo for elo in lower if elo != moved]
         assert [level["elo"] for level in written["levels"]] == [*kept, *played]

@@ -304,6 +304,8 @@ def ledger_row(measurement: Measurement, args: argparse.Namespace, folder: Path)
     if getattr(args, "round", False):
         command = (f"python -m tools.calibrate_levels round {args.name} --games {args.games} --tc {args.tc} "
                    f"--srand {args.srand}" + "".join(f" --pool {spec}" for spec in getattr(args, "pool", [])))
+        if sorted(args.levels) != sorted([*ROUND_LEVELS, FULL_STRENGTH_ELO]):
+            command += " --levels " + " ".join(map(str, args.levels))       # a round of some levels
     else:
         command = (f"python -m tools.calibrate_levels {measurement.elo} --commit {commit} --games {args.games} "
                    f"--tc {args.tc} --name {args.name} --srand {args.srand}")
@@ -533,6 +535,8 @@ def run_round(args: argparse.Namespace) -> int:
                              [m.elo for m in missed if m.elo < FULL_STRENGTH_ELO])
         fitted_from = (f"rounds {' and '.join([args.name, *pooled_rounds])}"
                        if args.pool else f"round {args.name}")
+        if carried:
+            fitted_from += f" with the recorded games of {', '.join(str(m.elo) for m in carried)}"
         write_curve(args.strength_file, curve)
         record["anchors"] = [{"elo": a.elo, "measured": False, "with": f"fitted from {fitted_from} "
                               f"({BUILTIN_NET} at {commit}), not measured: play the next round"} for a in curve]
