@@ -132,21 +132,21 @@ def test_a_level_searches_without_the_level_switches(monkeypatch: pytest.MonkeyP
     from uci_engine import core
     from uci_engine.strength import LEVEL_SWITCHES
 
-    assert LEVEL_SWITCHES == {"singular_extension": False, "correction_history": False}
+    assert LEVEL_SWITCHES == {"singular_extension": False, "correction_history": False, "probcut": False}
     monkeypatch.setenv(core.SEARCH_OFF_VARIABLE, "null_move")
     session = Session()
     session.search("position startpos", "go depth 2")
     searcher = session.searcher
-    assert searcher.switches["singular_extension"] and searcher.switches["correction_history"]
+    assert all(searcher.switches[name] for name in LEVEL_SWITCHES)
     assert not searcher.switches["null_move"]
     session.send("setoption name UCI_LimitStrength value true", "setoption name UCI_Elo value 1900")
     session.search("go depth 2")
     assert session.searcher is searcher
-    assert not searcher.switches["singular_extension"] and not searcher.switches["correction_history"]
+    assert not any(searcher.switches[name] for name in LEVEL_SWITCHES)
     assert not searcher.switches["null_move"] and searcher.switches["late_move_reductions"]
     session.send("setoption name UCI_LimitStrength value false")
     session.search("go depth 2")
-    assert searcher.switches["singular_extension"] and searcher.switches["correction_history"]
+    assert all(searcher.switches[name] for name in LEVEL_SWITCHES)
     assert not searcher.switches["null_move"]
 
 
