@@ -458,8 +458,7 @@ def carried_levels(record: levels_record.Record, played: Sequence[int], folder: 
     now = signature_afresh(folder, skipped)
     carried = []
     for elo in skipped:
-        if (elo in entries and level_for_elo(elo, curve_then) == level_for_elo(elo)
-                and then.moves.get(elo) == now.moves[elo] and then.nodes.get(elo) == now.nodes[elo]):
+        if elo in entries and level_for_elo(elo, curve_then) == level_for_elo(elo) and now.plays_alike(then, elo):
             entry = entries[elo]
             tally = Tally(entry["wins"], entry["losses"], entry["draws"], entry["pentanomial"] or [0] * 5)
             carried.append(Measurement(elo, tally, repeats=True, ledger=entry["ledger"]))
@@ -509,7 +508,8 @@ def run_round(args: argparse.Namespace) -> int:
     missed = misses(measurements)
     played_top = [m for m in measurements if m.elo == FULL_STRENGTH_ELO]
     # Levels neither played nor carried moved since their games (or, the top, cannot be shown not to).
-    unmeasured = [elo for elo in (*ROUND_LEVELS, FULL_STRENGTH_ELO) if elo not in {m.elo for m in measurements}]
+    measured_levels = {m.elo for m in measurements}
+    unmeasured = [elo for elo in (*ROUND_LEVELS, FULL_STRENGTH_ELO) if elo not in measured_levels]
     # Only full strength missed, over enough games, and every level below it sits at or below the
     # last anchor under the top: moving the top to where full strength played changes none of their
     # settings, so their games still measure them, and the range ends where full strength was measured.

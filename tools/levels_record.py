@@ -55,6 +55,10 @@ class LevelsSignature:
         """One line a level: `ELO NODES MOVE MOVE ...` (what the digest covers)."""
         return "".join(f"{elo} {self.nodes[elo]} {' '.join(self.moves[elo])}\n" for elo in sorted(self.moves))
 
+    def plays_alike(self, other: LevelsSignature, elo: int) -> bool:
+        """Whether `elo` chose the same moves in the same nodes in both signatures."""
+        return self.moves.get(elo) == other.moves.get(elo) and self.nodes.get(elo) == other.nodes.get(elo)
+
     @property
     def digest(self) -> str:
         return hashlib.sha256(self.text().encode()).hexdigest()
@@ -140,8 +144,7 @@ def differences(record: Record, signature: LevelsSignature) -> list[str]:
     recorded = LevelsSignature.from_json(signed_part.get("signature", {"moves": {}, "nodes": {}}))
     if recorded.digest != signature.digest:
         for elo in sorted(set(signature.moves) | set(recorded.moves)):
-            now, then = signature.moves.get(elo), recorded.moves.get(elo)
-            if now != then or signature.nodes.get(elo) != recorded.nodes.get(elo):
-                found.append(f"UCI_Elo {elo} plays {now} in {signature.nodes.get(elo)} nodes, "
-                             f"the record has {then} in {recorded.nodes.get(elo)}")
+            if not signature.plays_alike(recorded, elo):
+                found.append(f"UCI_Elo {elo} plays {signature.moves.get(elo)} in {signature.nodes.get(elo)} nodes, "
+                             f"the record has {recorded.moves.get(elo)} in {recorded.nodes.get(elo)}")
     return found
