@@ -363,3 +363,38 @@ def test_a_round_of_some_levels_keeps_the_recorded_games_of_the_levels_that_did_
             assert "the recorded games of " + ", ".join(map(str, kept)) in written["measured_with"]["round"]
         else:
             assert all(f"did not play {moved}, which moved" in anchor["with"] for anchor in written["anchors"])
+
+
+def test_a_refit_counts_a_carried_level_s_games_once_when_its_round_is_pooled_too(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`round --levels 2300 TOP --pool NAME`, where NAME is a round whose games a carried level's
+    record already holds: the refit is the one without the pool; a pooled round the record does
+    not hold moves it."""
+    ledger, strength_file, record = tmp_path / "ledger.csv", tmp_path / "strength.py", tmp_path / "record.json"
+    source = Path(strength.__file__).read_text(encoding="utf-8")
+    recorded = levels_record.read_record(levels_record.RECORD)
+    then = levels_record.LevelsSignature.from_json(recorded["signed"]["signature"])
+    held = next(level for level in recorded["levels"] if level["elo"] == 1700)["ledger"].split(" + ")[0]
+    held_round = held.removeprefix("pl-").removesuffix("-1700")
+    monkeypatch.setattr(cal, "checkout", lambda revision, build=True: cal.REPO)
+    monkeypatch.setattr(cal, "resign_afresh", lambda note, path: None)
+    monkeypatch.setattr(cal, "curve_of", lambda commit: CURVE)
+    monkeypatch.setattr(cal, "signature_afresh", lambda folder, levels: levels_record.LevelsSignature(
+        {elo: then.moves[elo] for elo in levels}, {elo: then.nodes[elo] for elo in levels}))
+    played = (2300, FULL_STRENGTH_ELO)
+    # 2300 misses, so the curve is refitted; the pooled 1700 (much weaker, many games) would pull it.
+    monkeypatch.setattr(cal, "play_levels", lambda folder, args: [measured(2300, 40, 20), measured(FULL_STRENGTH_ELO,
+                                                                                                    30, 30)])
+    curves = {}
+    for pool in (None, held_round, "other"):
+        write_ledger(ledger, [ledger_level(held_round, 1700, "abc1234", 100, 300, 0),
+                              ledger_level("other", 1700, "abc1234", 100, 300, 0)])
+        strength_file.write_text(source, encoding="utf-8")
+        record.write_text(levels_record.RECORD.read_text(encoding="utf-8"), encoding="utf-8")
+        assert cal.main(["round", "r9", "--levels", *map(str, played), "--ledger-file", str(ledger),
+                         "--strength-file", str(strength_file), "--record", str(record), "--stockfish", STOCKFISH,
+                         *(["--pool", pool] if pool else [])]) == 0
+        assert [level["elo"] for level in levels_record.read_record(record)["levels"]][:5] == list(cal.ROUND_LEVELS[:5])
+        curves[pool] = cal.curve_in(strength_file.read_text(encoding="utf-8"))
+    assert curves[held_round] == curves[None] != CURVE
+    assert curves["other"] != curves[None]

@@ -43,6 +43,8 @@ level settings and levels signature: its levels played as these do) is a repeate
 the same levels, so a round's verdict is taken over its games and those of every such round
 together (``Measurement.repeats``); its table shows both.  Pool every round played on the curve,
 not the ones that suit: the ledger keeps them all.
+A round of some levels (``--levels``) that carries the recorded games of the others leaves
+out of its refit the pooled rows those records already hold (``not_held``): each game counts once.
 
     python -m tools.calibrate_levels 1350 1500 1700 1900 2100 2300 --games 60 --tc 10+0.1 \\
         --name levels-nnue4 --srand 4701 --fit
@@ -465,6 +467,14 @@ def carried_levels(record: levels_record.Record, played: Sequence[int], folder: 
     return carried
 
 
+def not_held(pooled: Sequence[Measurement], carried: Sequence[Measurement]) -> list[Measurement]:
+    """The pooled measurements whose games no carried level holds already.  A carried level's
+    record names the ledger rows it was measured over (``pl-A-1350 + pl-B-1350``); a round pooled
+    into the same refit may be one of them, and a refit counts each game once."""
+    held = {row for m in carried for row in m.ledger.split(" + ")}
+    return [m for m in pooled if m.ledger not in held]
+
+
 def run_round(args: argparse.Namespace) -> int:
     """One calibration round (the module's docstring says what it writes)."""
     if args.dry_run:
@@ -530,7 +540,7 @@ def run_round(args: argparse.Namespace) -> int:
     elif missed:
         # The top moves only when full strength played away from it: the range ends where it plays.
         top = played_top[0].performance if played_top else FULL_STRENGTH_ELO
-        curve = fitted_curve([*measurements_played, *carried, *pooled],      # each game once
+        curve = fitted_curve([*measurements_played, *carried, *not_held(pooled, carried)],  # each game once
                              int(round(top, -1)) if abs(top - FULL_STRENGTH_ELO) > BAND else None,
                              [m.elo for m in missed if m.elo < FULL_STRENGTH_ELO])
         fitted_from = (f"rounds {' and '.join([args.name, *pooled_rounds])}"
