@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import csv
 import dataclasses
+import json
 import re
 from pathlib import Path
 
@@ -20,6 +21,18 @@ from uci_engine.strength import CURVE, FULL_STRENGTH_ELO, level_for_elo
 
 def measured(elo: int, wins: int, losses: int, draws: int = 0) -> cal.Measurement:
     return cal.Measurement(elo, Tally(wins, losses, draws))
+
+
+def write_measured_record(path: Path) -> levels_record.Record:
+    """The record as signed, but with every anchor measured and every level's games an even score
+    over 60 (its ledger rows kept): a record whose games measure the curve it is signed for."""
+    record = levels_record.read_record(levels_record.RECORD)
+    for anchor in record["anchors"]:
+        anchor["measured"] = True
+    for level in record["levels"]:
+        level.update(games=60, wins=30, losses=30, draws=0, pentanomial=[0, 0, 30, 0, 0], plays_at=level["elo"])
+    path.write_text(json.dumps(record, indent=1) + "\n", encoding="utf-8")
+    return record
 
 
 def test_a_tally_counts_kestrels_games_from_either_side(tmp_path: Path) -> None:
@@ -258,7 +271,7 @@ def test_a_round_refits_with_the_rounds_it_pools(tmp_path: Path, monkeypatch: py
 def test_a_round_takes_its_verdict_over_earlier_rounds_of_the_same_levels(tmp_path: Path,
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """A pooled round whose commit signed the same record (net, settings, levels signature) measured
-    these very levels: a level that missed alone (1900 at 40-20) and played 20-40 there is within its
+    these very levels: a level that missed alone (1900 at 40-20) and played 25-35 there is within its
     band over both, so the anchors are marked measured by both rounds, the curve stays and the record
     holds the games of both; the ledger gets this round's games only.  The same games from a commit
     signed otherwise count in the refit only."""
@@ -273,7 +286,7 @@ def test_a_round_takes_its_verdict_over_earlier_rounds_of_the_same_levels(tmp_pa
     games = [measured(elo, *((40, 20) if elo == 1900 else (30, 30))) for elo in levels]
     monkeypatch.setattr(cal, "play_levels", lambda folder, args: games)
     for commit, same in (("aaa0001", True), ("bbb0002", False)):
-        write_ledger(ledger, [ledger_level("old", 1900, commit, 20, 40, 0)])
+        write_ledger(ledger, [ledger_level("old", 1900, commit, 25, 35, 0)])
         strength_file.write_text(source, encoding="utf-8")
         record.write_text(levels_record.RECORD.read_text(encoding="utf-8"), encoding="utf-8")
         assert cal.main(["round", "r9", "--ledger-file", str(ledger), "--strength-file", str(strength_file),
@@ -281,7 +294,7 @@ def test_a_round_takes_its_verdict_over_earlier_rounds_of_the_same_levels(tmp_pa
         assert cal.pooled_round("old", tmp_path, ledger, signed_now)[0].repeats == same
         written = levels_record.read_record(record)
         at_1900 = next(level for level in written["levels"] if level["elo"] == 1900)
-        assert (at_1900["games"], at_1900["wins"]) == ((120, 60) if same else (60, 40))
+        assert (at_1900["games"], at_1900["wins"]) == ((120, 65) if same else (60, 40))
         assert (at_1900["ledger"] == "pl-r9-1900 + pl-old-1900") == same
         assert at_1900["pentanomial"] is None          # the ledger row's 15 pairs are not its 60 games
         assert all(anchor["measured"] == same for anchor in written["anchors"])
@@ -333,7 +346,7 @@ def test_a_round_of_some_levels_keeps_the_recorded_games_of_the_levels_that_did_
     gets the games played only."""
     ledger, strength_file, record = tmp_path / "ledger.csv", tmp_path / "strength.py", tmp_path / "record.json"
     source = Path(strength.__file__).read_text(encoding="utf-8")
-    recorded = levels_record.read_record(levels_record.RECORD)
+    recorded = write_measured_record(tmp_path / "measured.json")
     then = levels_record.LevelsSignature.from_json(recorded["signed"]["signature"])
     monkeypatch.setattr(cal, "checkout", lambda revision, build=True: cal.REPO)
     monkeypatch.setattr(cal, "resign_afresh", lambda note, path: None)
@@ -346,7 +359,7 @@ def test_a_round_of_some_levels_keeps_the_recorded_games_of_the_levels_that_did_
             {elo: then.moves[elo] for elo in levels}, {elo: nodes[elo] for elo in levels}))
         ledger.write_text("")
         strength_file.write_text(source, encoding="utf-8")
-        record.write_text(levels_record.RECORD.read_text(encoding="utf-8"), encoding="utf-8")
+        record.write_text((tmp_path / "measured.json").read_text(encoding="utf-8"), encoding="utf-8")
         assert cal.main(["round", "r9", "--levels", *map(str, played), "--ledger-file", str(ledger),
                          "--strength-file", str(strength_file), "--record", str(record), "--stockfish", STOCKFISH]) == 0
         rows = list(csv.reader(ledger.read_text().splitlines()))
@@ -372,7 +385,7 @@ def test_a_refit_counts_a_carried_level_s_games_once_when_its_round_is_pooled_to
     not hold moves it."""
     ledger, strength_file, record = tmp_path / "ledger.csv", tmp_path / "strength.py", tmp_path / "record.json"
     source = Path(strength.__file__).read_text(encoding="utf-8")
-    recorded = levels_record.read_record(levels_record.RECORD)
+    recorded = write_measured_record(tmp_path / "measured.json")
     then = levels_record.LevelsSignature.from_json(recorded["signed"]["signature"])
     held = next(level for level in recorded["levels"] if level["elo"] == 1700)["ledger"].split(" + ")[0]
     held_round = held.removeprefix("pl-").removesuffix("-1700")
@@ -390,7 +403,7 @@ def test_a_refit_counts_a_carried_level_s_games_once_when_its_round_is_pooled_to
         write_ledger(ledger, [ledger_level(held_round, 1700, "abc1234", 100, 300, 0),
                               ledger_level("other", 1700, "abc1234", 100, 300, 0)])
         strength_file.write_text(source, encoding="utf-8")
-        record.write_text(levels_record.RECORD.read_text(encoding="utf-8"), encoding="utf-8")
+        record.write_text((tmp_path / "measured.json").read_text(encoding="utf-8"), encoding="utf-8")
         assert cal.main(["round", "r9", "--levels", *map(str, played), "--ledger-file", str(ledger),
                          "--strength-file", str(strength_file), "--record", str(record), "--stockfish", STOCKFISH,
                          *(["--pool", pool] if pool else [])]) == 0
@@ -398,3 +411,16 @@ def test_a_refit_counts_a_carried_level_s_games_once_when_its_round_is_pooled_to
         curves[pool] = cal.curve_in(strength_file.read_text(encoding="utf-8"))
     assert curves[held_round] == curves[None] != CURVE
     assert curves["other"] != curves[None]
+
+
+def test_a_record_refitted_since_its_games_carries_no_level(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a refit the record is signed for the new curve but holds the games of the old one, so a
+    round of some levels carries none of them; with every anchor measured it carries those that play alike."""
+    record = write_measured_record(tmp_path / "measured.json")
+    then = levels_record.LevelsSignature.from_json(record["signed"]["signature"])
+    monkeypatch.setattr(cal, "signature_afresh", lambda folder, levels: levels_record.LevelsSignature(
+        {elo: then.moves[elo] for elo in levels}, {elo: then.nodes[elo] for elo in levels}))
+    played = (2300, FULL_STRENGTH_ELO)
+    assert [m.elo for m in cal.carried_levels(record, played, cal.REPO)] == [1350, 1500, 1700, 1900, 2100]
+    record["anchors"][1]["measured"] = False
+    assert cal.carried_levels(record, played, cal.REPO) == []

@@ -449,11 +449,15 @@ def carried_levels(record: levels_record.Record, played: Sequence[int], folder: 
     same net, the same settings on the curve, the same moves in the same nodes in the signature.
     Their recorded games still measure them, so a round of only the levels a change moved (say
     2300 and the top, for a search technique the levels up to 2100 do without) keeps them in its
-    verdict and in the record.  A level that moved and was not played is not carried: unmeasured."""
+    verdict and in the record.  A level that moved and was not played is not carried: unmeasured.
+    Nor is any level of a record whose anchors are not all measured: after a refit its games were
+    played on the curve before, not on the one it is signed for."""
     signed = record.get("signed", {})
     skipped = tuple(elo for elo in levels_record.SIGNED_LEVELS if elo not in played)
     entries = {entry["elo"]: entry for entry in record.get("levels", [])}
-    if not skipped or signed.get("net_sha256") != levels_record.net_sha256():
+    anchors = record.get("anchors", [])
+    if (not skipped or signed.get("net_sha256") != levels_record.net_sha256()
+            or not anchors or not all(anchor.get("measured") for anchor in anchors)):
         return []
     curve_then = [StrengthLevel(**anchor) for anchor in signed["settings"]["curve"]]
     then = levels_record.LevelsSignature.from_json(signed["signature"])
