@@ -77,24 +77,23 @@ class StrengthLevel:
 
 
 # The curve (docs/play.md has the games; uci_engine/levels_record.json says which anchors were
-# measured, with which net, and binds them to how the levels play).  With ProbCut adopted, UCI_Elo
-# 2300 (which searches as full strength does) played 2427 over 60 games of round levels14-k8
-# (kestrel-8 at ffd39f0), out of its band, and full strength 2586 against UCI_Elo 2580: so the
-# anchors were refitted from that round with the recorded games of the levels that did not move
-# (rounds levels12-k8, levels12b-k8 and levels13-k8: 1350, 1500, 1700, 1900 and 2100 played 1369,
-# 1459, 1721, 1865 and 2055 over 180 games each), and are fitted, not measured, until the next
-# round.  The last anchor is where the curve meets full strength: its numbers are what full
-# strength amounts to at 10 s + 0.1 s (no choice among lines, more nodes than that clock lets it
-# search), and from its Elo up no weakening is asked for; kestrel-8 at full strength played 2576
-# (2525 .. 2631) against UCI_Elo 2500 over 120 games before ProbCut, and 2586 (2507 .. 2665)
-# against UCI_Elo 2580 over 60 with it, so the top stays 2580.
+# measured, with which net, and binds them to how the levels play).  Round levels15-k8 played every
+# level with kestrel-8 and ProbCut (55cf862), 60 games each: 1350, 1500, 1700, 1900, 2100 and 2300
+# played 1367, 1494, 1688, 1817, 2135 and 2211, so 1900 and 2300 missed their +-75 band and the
+# anchors were refitted from that round and round levels14-k8 (2300 at 312,865 nodes: 2427); 1900
+# became an anchor.  They are fitted, not measured, until the next round.  The last anchor is where
+# the curve meets full strength: its numbers are what full strength amounts to at 10 s + 0.1 s (no
+# choice among lines, more nodes than that clock lets it search), and from its Elo up no weakening
+# is asked for; kestrel-8 at full strength played 2592 (2512 .. 2672) against UCI_Elo 2580 over 60
+# games of round levels15-k8 (2586 over 60 in round levels14-k8), so the top stays 2580.
 CURVE: tuple[StrengthLevel, ...] = (
-    StrengthLevel(1320, nodes=383, lines=4, temperature=58.5, margin=197.2),
-    StrengthLevel(1350, nodes=441, lines=4, temperature=57.1, margin=192.5),
-    StrengthLevel(1500, nodes=1_225, lines=4, temperature=46.5, margin=158.2),
-    StrengthLevel(1700, nodes=3_677, lines=4, temperature=35.1, margin=121.4),
-    StrengthLevel(2100, nodes=63_139, lines=2, temperature=14.9, margin=55.2),
-    StrengthLevel(2300, nodes=168_582, lines=2, temperature=10.3, margin=38.6),
+    StrengthLevel(1320, nodes=354, lines=4, temperature=59.3, margin=199.9),
+    StrengthLevel(1350, nodes=407, lines=4, temperature=57.9, margin=195.2),
+    StrengthLevel(1500, nodes=1_266, lines=4, temperature=46.2, margin=157.1),
+    StrengthLevel(1700, nodes=4_179, lines=4, temperature=34.2, margin=118.4),
+    StrengthLevel(1900, nodes=22_051, lines=3, temperature=22.4, margin=79.7),
+    StrengthLevel(2100, nodes=53_999, lines=2, temperature=16.0, margin=58.8),
+    StrengthLevel(2300, nodes=217_806, lines=2, temperature=9.2, margin=34.6),
     StrengthLevel(2580, nodes=2_000_000, lines=1, temperature=0.0, margin=0.0),
 )
 MIN_ELO = CURVE[0].elo
