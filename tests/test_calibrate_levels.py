@@ -396,8 +396,8 @@ def test_a_refit_counts_a_carried_level_s_games_once_when_its_round_is_pooled_to
         {elo: then.moves[elo] for elo in levels}, {elo: then.nodes[elo] for elo in levels}))
     played = (2300, FULL_STRENGTH_ELO)
     # 2300 misses, so the curve is refitted; the pooled 1700 (much weaker, many games) would pull it.
-    monkeypatch.setattr(cal, "play_levels", lambda folder, args: [measured(2300, 40, 20), measured(FULL_STRENGTH_ELO,
-                                                                                                    30, 30)])
+    games = [measured(2300, 40, 20), measured(FULL_STRENGTH_ELO, 30, 30)]
+    monkeypatch.setattr(cal, "play_levels", lambda folder, args: games)
     curves = {}
     for pool in (None, held_round, "other"):
         write_ledger(ledger, [ledger_level(held_round, 1700, "abc1234", 100, 300, 0),
