@@ -296,10 +296,19 @@ class ShardWriter:
         if handle is None:
             handle = open(os.path.join(self.directory, game.worker + GAME_SUFFIX), "ab")
             self.handles[game.worker] = handle
-        handle.write(game.data)
-        handle.flush()
-        self.positions += game.positions
-        self.games += 1
+        # Ctrl-C or SIGTERM between the write and the count would leave a game on disk that the
+        # manifest does not count: both are held off until the game is written and counted
+        # (POSIX; Windows has no signal mask).
+        masking = hasattr(signal, "pthread_sigmask")
+        held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM}) if masking else set()
+        try:
+            handle.write(game.data)
+            handle.flush()
+            self.positions += game.positions
+            self.games += 1
+        finally:
+            if masking:
+                signal.pthread_sigmask(signal.SIG_SETMASK, held)
         if time.monotonic() - self.last_sync > 30:
             self.sync()
 
