@@ -126,19 +126,21 @@ def test_a_run_watched_live(driver: webdriver.Chrome, tmp_path: Path) -> None:
         progress = driver.find_element(By.ID, "progress")
         wait.until(lambda d: int(progress.get_attribute("data-done") or 0) >= 2
                    and d.find_elements(By.CSS_SELECTOR, "#playing .game .info"))
-        board = driver.find_element(By.CSS_SELECTOR, "#playing .game .board")
-        fen = board.get_attribute("data-fen") or ""
+        # The page redraws the board and the standings as the games go on: an element found a moment
+        # ago may be gone when it is read, so each read is retried (the wait ignores stale elements).
+        fen = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#playing .game .board").get_attribute("data-fen"))
         assert chess.Board(fen).is_valid()
-        info = driver.find_element(By.CSS_SELECTOR, "#playing .game .info").text
+        info = wait.until(lambda d: d.find_element(By.CSS_SELECTOR, "#playing .game .info").text)
         assert re.match(r"game [34], ply \d+", info), info
-        rows = driver.find_elements(By.CSS_SELECTOR, "#standings tr[data-engine]")
-        assert {row.get_attribute("data-engine") for row in rows} == {"Kestrel-A", "Kestrel-B"}
+        engines = wait.until(lambda d: {row.get_attribute("data-engine")
+                                        for row in d.find_elements(By.CSS_SELECTOR, "#standings tr[data-engine]")})
+        assert engines == {"Kestrel-A", "Kestrel-B"}
         assert "SPRT [0, 20]" in driver.find_element(By.ID, "sprt-text").text
         screenshot(driver, tmp_path, "web-live.png")
         wait.until(lambda d: "the run has ended" in progress.text or int(progress.get_attribute("data-done") or 0) == 4)
         wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, "#finished button[data-game]")) == 4)
-        games = {row.get_attribute("data-engine"): row.find_elements(By.TAG_NAME, "td")[2].text for row in
-                 driver.find_elements(By.CSS_SELECTOR, "#standings tr[data-engine]")}
+        games = wait.until(lambda d: {row.get_attribute("data-engine"): row.find_elements(By.TAG_NAME, "td")[2].text
+                                      for row in d.find_elements(By.CSS_SELECTOR, "#standings tr[data-engine]")})
         assert games == {"Kestrel-A": "4", "Kestrel-B": "4"}
         points = (driver.find_element(By.ID, "llr-path").get_attribute("points") or "").split()
         assert len(points) == 5, "the LLR's start and one point a game"
