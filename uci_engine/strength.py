@@ -77,23 +77,20 @@ class StrengthLevel:
 
 
 # The curve (docs/play.md has the games; uci_engine/levels_record.json says which anchors were
-# measured, with which net, and binds them to how the levels play).  Round levels15-k8 played every
-# level with kestrel-8 and ProbCut (55cf862), 60 games each: 1350, 1500, 1700, 1900, 2100 and 2300
-# played 1367, 1494, 1688, 1817, 2135 and 2211, so 1900 and 2300 missed their +-75 band and the
-# anchors were refitted from that round and round levels14-k8 (2300 at 312,865 nodes: 2427); 1900
-# became an anchor.  They are fitted, not measured, until the next round.  The last anchor is where
-# the curve meets full strength: its numbers are what full strength amounts to at 10 s + 0.1 s (no
-# choice among lines, more nodes than that clock lets it search), and from its Elo up no weakening
-# is asked for; kestrel-8 at full strength played 2592 (2512 .. 2672) against UCI_Elo 2580 over 60
-# games of round levels15-k8 (2586 over 60 in round levels14-k8), so the top stays 2580.
+# measured, with which net, and binds them to how the levels play).  Fitted with kestrel-8 and ProbCut
+# from rounds levels14-k8, levels15-k8 and levels16-k8 pooled (each game placed by its node budget):
+# fitted, not measured, until a round plays this curve.  The last anchor is where the curve meets
+# full strength: its numbers are what full strength amounts to at 10 s + 0.1 s (no choice among
+# lines, more nodes than that clock lets it search), and from its Elo up no weakening is asked for;
+# full strength played within +-75 of UCI_Elo 2580 in each of those rounds, so the top stays 2580.
 CURVE: tuple[StrengthLevel, ...] = (
-    StrengthLevel(1320, nodes=354, lines=4, temperature=59.3, margin=199.9),
-    StrengthLevel(1350, nodes=407, lines=4, temperature=57.9, margin=195.2),
-    StrengthLevel(1500, nodes=1_266, lines=4, temperature=46.2, margin=157.1),
-    StrengthLevel(1700, nodes=4_179, lines=4, temperature=34.2, margin=118.4),
-    StrengthLevel(1900, nodes=22_051, lines=3, temperature=22.4, margin=79.7),
-    StrengthLevel(2100, nodes=53_999, lines=2, temperature=16.0, margin=58.8),
-    StrengthLevel(2300, nodes=217_806, lines=2, temperature=9.2, margin=34.6),
+    StrengthLevel(1320, nodes=394, lines=4, temperature=58.2, margin=196.3),
+    StrengthLevel(1350, nodes=426, lines=4, temperature=57.4, margin=193.7),
+    StrengthLevel(1500, nodes=1_228, lines=4, temperature=46.5, margin=158.1),
+    StrengthLevel(1700, nodes=3_913, lines=4, temperature=34.9, margin=120.5),
+    StrengthLevel(1900, nodes=17_326, lines=3, temperature=24.1, margin=85.3),
+    StrengthLevel(2100, nodes=43_947, lines=2, temperature=17.5, margin=63.6),
+    StrengthLevel(2300, nodes=193_458, lines=2, temperature=9.8, margin=36.7),
     StrengthLevel(2580, nodes=2_000_000, lines=1, temperature=0.0, margin=0.0),
 )
 MIN_ELO = CURVE[0].elo
