@@ -78,19 +78,19 @@ class StrengthLevel:
 
 # The curve (docs/play.md has the games; uci_engine/levels_record.json says which anchors were
 # measured, with which net, and binds them to how the levels play).  Fitted with kestrel-8 and ProbCut
-# from rounds levels14-k8, levels15-k8 and levels16-k8 pooled (each game placed by its node budget):
+# from rounds levels14-k8 to levels17-k8 pooled (each game placed by its node budget):
 # fitted, not measured, until a round plays this curve.  The last anchor is where the curve meets
 # full strength: its numbers are what full strength amounts to at 10 s + 0.1 s (no choice among
 # lines, more nodes than that clock lets it search), and from its Elo up no weakening is asked for;
 # full strength played within +-75 of UCI_Elo 2580 in each of those rounds, so the top stays 2580.
 CURVE: tuple[StrengthLevel, ...] = (
-    StrengthLevel(1320, nodes=394, lines=4, temperature=58.2, margin=196.3),
-    StrengthLevel(1350, nodes=426, lines=4, temperature=57.4, margin=193.7),
+    StrengthLevel(1320, nodes=400, lines=4, temperature=58.0, margin=195.8),
+    StrengthLevel(1350, nodes=415, lines=4, temperature=57.7, margin=194.6),
     StrengthLevel(1500, nodes=1_228, lines=4, temperature=46.5, margin=158.1),
-    StrengthLevel(1700, nodes=3_913, lines=4, temperature=34.9, margin=120.5),
-    StrengthLevel(1900, nodes=17_326, lines=3, temperature=24.1, margin=85.3),
-    StrengthLevel(2100, nodes=43_947, lines=2, temperature=17.5, margin=63.6),
-    StrengthLevel(2300, nodes=193_458, lines=2, temperature=9.8, margin=36.7),
+    StrengthLevel(1700, nodes=3_736, lines=4, temperature=35.4, margin=122.0),
+    StrengthLevel(1900, nodes=16_204, lines=3, temperature=24.6, margin=86.9),
+    StrengthLevel(2100, nodes=48_751, lines=2, temperature=17.0, margin=61.7),
+    StrengthLevel(2300, nodes=200_022, lines=2, temperature=9.7, margin=36.2),
     StrengthLevel(2580, nodes=2_000_000, lines=1, temperature=0.0, margin=0.0),
 )
 MIN_ELO = CURVE[0].elo
