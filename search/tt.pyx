@@ -120,8 +120,8 @@ cdef void tt_store(TranspositionTable* tt, uint64_t key, int depth, int score, i
 
 
 cdef int tt_hashfull(const TranspositionTable* tt) noexcept nogil:
-    cdef int used = 0, i
-    cdef uint64_t n = tt.bucket_count * TT_BUCKET_SIZE
+    cdef int used = 0
+    cdef uint64_t i, n = tt.bucket_count * TT_BUCKET_SIZE
     cdef uint8_t bound_age
     if n > 1000:
         n = 1000

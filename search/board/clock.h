@@ -27,14 +27,17 @@ static inline void kestrel_sleep_ms(int ms) {
 }
 #endif
 
-/* MSVC's C compiler spells `inline` as `__inline` (older versions know no other). */
+/* MSVC's C compiler spells `inline` as `__inline` (older versions know no other).  bitops.h
+ * defines the same macro the same way; a module that includes both gets one definition. */
+#ifndef KESTREL_INLINE
 #if defined(_MSC_VER)
-#define KESTREL_INLINE __inline
+#define KESTREL_INLINE static __inline
 #else
-#define KESTREL_INLINE inline
+#define KESTREL_INLINE static inline
+#endif
 #endif
 
-static KESTREL_INLINE int kestrel_load_flag(volatile int* flag) { return *flag; }
-static KESTREL_INLINE void kestrel_store_flag(volatile int* flag, int value) { *flag = value; }
+KESTREL_INLINE int kestrel_load_flag(volatile int* flag) { return *flag; }
+KESTREL_INLINE void kestrel_store_flag(volatile int* flag, int value) { *flag = value; }
 
 #endif
