@@ -119,6 +119,39 @@ def test_compactions_fold_the_journal_into_the_snapshot_and_lose_no_game(tmp_pat
     store.close(state)
 
 
+def test_a_read_overtaken_by_a_compaction_is_made_again(tmp_path, monkeypatch):
+    # A reader (a resume, a watcher of a live run) reads the snapshot, and before it reaches the
+    # journals a compaction replaces the snapshot and removes the journal the old one named.
+    path = tmp_path / "s.json"
+    state = RunState(config=_config().to_dict(), seed=1)
+    store = StateStore(str(path), compact_after=4)
+    store.snapshot(state)
+    _append(store, state, 2)
+    store.flush()
+    old_snapshot = path.read_bytes()  # no game in it; its journal holds games 1 and 2
+    _append(store, state, 5)  # the compaction at 4 games, then game 5 in the next journal
+    store.flush()
+    new_snapshot = path.read_bytes()
+    assert len(json.loads(new_snapshot)["games"]) == 4 and len(_journals(path)) == 1
+    path.write_bytes(old_snapshot)  # the state as the reader found it
+    read_journal = state_module._read_journal
+    calls = []
+
+    def compaction_meanwhile(journal, *args):
+        if not calls:  # the compaction lands between the snapshot and the first journal
+            replacement = tmp_path / "s.json.tmp"
+            replacement.write_bytes(new_snapshot)
+            os.replace(replacement, path)
+        calls.append(journal)
+        read_journal(journal, *args)
+
+    monkeypatch.setattr(state_module, "_read_journal", compaction_meanwhile)
+    loaded = load_state(str(path))
+    assert loaded.games == state.games and loaded.pgn_offset == state.pgn_offset
+    assert len(calls) == 4  # two journals read against the old snapshot, two against the new
+    store.close(state)
+
+
 def test_a_crash_in_the_middle_of_a_compaction_loses_no_game(tmp_path, monkeypatch):
     path = tmp_path / "s.json"
     state = RunState(config=_config().to_dict(), seed=1)

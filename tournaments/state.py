@@ -60,6 +60,7 @@ STATE_VERSION = 3
 # A compaction starts once the journal holds this many games and at least as many as the snapshot
 # (so a run of N games writes O(N) snapshot bytes in all, and a resume reads a short journal).
 COMPACT_AFTER = 1000
+SNAPSHOT_READ_ATTEMPTS = 5  # reads of a state that a compaction replaced meanwhile (load_state)
 _SNAPSHOT_CHUNK = 200  # games serialized between two yields of the GIL during a compaction
 
 
@@ -416,8 +417,37 @@ def _read_journal(path: str, games: list[FinishedGame], current: dict[str, Any],
         current.update(fields)
 
 
+def _snapshot_identity(path: str) -> tuple[int, int, int] | None:
+    """What changes when a compaction replaces the snapshot (a new file renamed over it)."""
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_ino, info.st_mtime_ns, info.st_size
+
+
 def load_state(path: str) -> RunState:
-    """The snapshot at ``path`` and the games of its journals, every field checked (``ConfigError``)."""
+    """The snapshot at ``path`` and the games of its journals, every field checked (``ConfigError``).
+
+    A running tournament may compact while this reads: replace the snapshot, then remove the journal
+    the old one named.  A read that saw the snapshot replaced under it is made again, so that a
+    reader never mixes the old snapshot with the new journals (a false "damaged", or games missing).
+    """
+    for _ in range(SNAPSHOT_READ_ATTEMPTS - 1):
+        before = _snapshot_identity(path)
+        try:
+            state = _load_state_once(path)
+        except ConfigError:
+            if _snapshot_identity(path) == before:
+                raise
+            continue
+        if _snapshot_identity(path) == before:
+            return state
+    return _load_state_once(path)  # compactions come a doubling of the games apart: never this often
+
+
+def _load_state_once(path: str) -> RunState:
+    """One read of the snapshot and its journals (load_state)."""
     try:
         with open(path, encoding="utf-8") as f:
             raw = json.load(f)
