@@ -15,7 +15,9 @@ thread, so the thread that plays the games never waits for the disk. A
 compaction starts a new journal (generation N+1) before it writes the
 snapshot that names it; ``load_state`` reads the snapshot, then journals N and
 N+1, keeping each game once (every line carries the number of games recorded
-with it), and ignores a last line cut short by a crash. The snapshot and every
+with it), and ignores a last line cut short by a crash; a read of a running
+run's state that a compaction overtakes (the snapshot replaced, journal N
+removed) is made again. The snapshot and every
 line name their run (``statecheck.run_digest``), and every field read back is
 checked: a journal of another run, or a damaged field, is a ``ConfigError``.
 
