@@ -120,8 +120,8 @@ def test_compactions_fold_the_journal_into_the_snapshot_and_lose_no_game(tmp_pat
 
 
 def test_a_read_overtaken_by_a_compaction_is_made_again(tmp_path, monkeypatch):
-    # A reader (a resume, a watcher of a live run) reads the snapshot, and before it reaches the
-    # journals a compaction replaces the snapshot and removes the journal the old one named.
+    # A reader of a running run's state reads the snapshot, and before it reaches the journals
+    # a compaction replaces the snapshot and removes the journal the old one named.
     path = tmp_path / "s.json"
     state = RunState(config=_config().to_dict(), seed=1)
     store = StateStore(str(path), compact_after=4)
