@@ -78,8 +78,8 @@ class StrengthLevel:
 
 # The curve (docs/play.md has the games; uci_engine/levels_record.json says which anchors were
 # measured, with which net, and binds them to how the levels play).  Fitted with kestrel-8 and ProbCut
-# from rounds levels14-k8 to levels17-k8 pooled (each game placed by its node budget):
-# fitted, not measured, until a round plays this curve.  The last anchor is where the curve meets
+# from rounds levels14-k8 to levels17-k8 pooled (each game placed by its node budget), and measured
+# by round levels18-k8 (every level within +-75 of its number).  The last anchor is where the curve meets
 # full strength: its numbers are what full strength amounts to at 10 s + 0.1 s (no choice among
 # lines, more nodes than that clock lets it search), and from its Elo up no weakening is asked for;
 # full strength played within +-75 of UCI_Elo 2580 in each of those rounds, so the top stays 2580.
