@@ -8,25 +8,6 @@
 
 #include <stdint.h>
 
-#if defined(_WIN32)
-#include <windows.h>
-static __inline int64_t kestrel_now_ms(void) { return (int64_t)GetTickCount64(); }
-static __inline void kestrel_sleep_ms(int ms) { Sleep((DWORD)ms); }
-#else
-#include <time.h>
-static inline int64_t kestrel_now_ms(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-static inline void kestrel_sleep_ms(int ms) {
-    struct timespec ts;
-    ts.tv_sec = ms / 1000;
-    ts.tv_nsec = (long)(ms % 1000) * 1000000L;
-    nanosleep(&ts, 0);
-}
-#endif
-
 /* MSVC's C compiler spells `inline` as `__inline` (older versions know no other).  bitops.h
  * defines the same macro the same way; a module that includes both gets one definition. */
 #ifndef KESTREL_INLINE
@@ -35,6 +16,25 @@ static inline void kestrel_sleep_ms(int ms) {
 #else
 #define KESTREL_INLINE static inline
 #endif
+#endif
+
+#if defined(_WIN32)
+#include <windows.h>
+KESTREL_INLINE int64_t kestrel_now_ms(void) { return (int64_t)GetTickCount64(); }
+KESTREL_INLINE void kestrel_sleep_ms(int ms) { Sleep((DWORD)ms); }
+#else
+#include <time.h>
+KESTREL_INLINE int64_t kestrel_now_ms(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+KESTREL_INLINE void kestrel_sleep_ms(int ms) {
+    struct timespec ts;
+    ts.tv_sec = ms / 1000;
+    ts.tv_nsec = (long)(ms % 1000) * 1000000L;
+    nanosleep(&ts, 0);
+}
 #endif
 
 KESTREL_INLINE int kestrel_load_flag(volatile int* flag) { return *flag; }
