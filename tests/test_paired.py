@@ -54,3 +54,22 @@ def test_times_and_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixtur
     assert paired.main(["times", "K", run]) == 0 and "2 games" in capsys.readouterr().out
     assert paired.main(["paired", "K", f"{run},{run}", run]) == 2
     assert paired.main(["nonsense"]) == 2 and "python -m tools.paired" in capsys.readouterr().err
+
+
+def test_stats_can_leave_out_games_by_their_termination(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--drop "time forfeit" scores a run without the games its Termination tag names; the dropped
+    game's pair keeps its other game in W-L-D but leaves the pentanomial."""
+    run = write_run(tmp_path / "a.pgn", [("1-0", "0-1"), ("1-0", "1/2-1/2")])     # K: 3 wins, a draw
+    # Round 1's first game (K's win as White) ended on Black's flag.
+    Path(run).write_text(Path(run).read_text().replace(
+        '[Result "1-0"]\n\n', '[Result "1-0"]\n[Termination "time forfeit"]\n\n', 1))
+    assert paired.stats("K", [run]).startswith("K: 4 games, 3-0-1, 87.5%")
+    tally = Tally(wins=2, losses=0, draws=1, pentanomial=[0, 0, 0, 1, 0])
+    elo, low, high = tally.penta_elo_interval()
+    assert paired.stats("K", [run], ["time forfeit"]) == (
+        f"K: 3 games, 2-0-1, 83.3%, LOS {100 * tally.los():.1f}%, pentanomial [0, 0, 0, 1, 0]: "
+        f"Elo {fmt_elo(elo)} ({fmt_elo(low)} .. {fmt_elo(high)})")
+    assert paired.main(["stats", "K", run, "--drop", "time forfeit"]) == 0
+    assert capsys.readouterr().out.startswith("K: 3 games, 2-0-1")
+    assert paired.main(["stats", "K", run, "--drop"]) == 2 and "--drop needs" in capsys.readouterr().err
+    assert paired.main(["stats", "K", "--drop", "normal"]) == 2 and "no PGN" in capsys.readouterr().err

@@ -5,9 +5,11 @@ play the same openings round by round, so a candidate's run can be compared with
 opening by opening: the difference of the two pair scores has far less variance than either run.
 The statistics are tournaments/stats.py's; this tool only reads the PGNs.
 
-    python -m tools.paired stats ENGINE A.pgn [B.pgn ...]
+    python -m tools.paired stats ENGINE A.pgn [B.pgn ...] [--drop TERMINATION ...]
         W-L-D, score, LOS and pentanomial of ENGINE over the runs, with Elo and its 95% interval
-        from the pair scores
+        from the pair scores; --drop leaves out the games of that PGN Termination (for example
+        --drop "time forfeit": a result with the opponents' time losses left out; their pairs
+        then count in W-L-D, not in the pentanomial)
     python -m tools.paired paired ENGINE CAND1.pgn[,CAND2.pgn] BASE1.pgn[,BASE2.pgn]
         the candidate's pair scores minus the base's, opening by opening (CANDi with BASEi:
         the same seed), in Elo at the base's score with a 95% interval
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 
 import chess
 import chess.pgn
@@ -39,10 +41,13 @@ def plays_white(headers: chess.pgn.Headers, engine: str) -> bool | None:
     return headers.get("White") == engine
 
 
-def games_of(path: str) -> Iterator[tuple[str, str, str, str]]:
-    """(round, White, Black, result) of each game of `path`; the round is the pair (`Round` "3.2" -> "3")."""
+def games_of(path: str, dropped: Collection[str] = ()) -> Iterator[tuple[str, str, str, str]]:
+    """(round, White, Black, result) of each game of `path` whose Termination is not one of `dropped`;
+    the round is the pair (`Round` "3.2" -> "3")."""
     with open(path) as pgn:
         while (headers := chess.pgn.read_headers(pgn)) is not None:
+            if headers.get("Termination") in dropped:
+                continue
             yield (headers.get("Round", "?").split(".")[0], headers.get("White", "?"), headers.get("Black", "?"),
                    headers.get("Result", "*"))
 
@@ -57,11 +62,12 @@ def pair_scores(path: str, engine: str) -> dict[str, float]:
     return {key: sum(scored) / 2 for key, scored in rounds.items() if len(scored) == 2}
 
 
-def stats(engine: str, paths: Sequence[str]) -> str:
-    """ENGINE's pooled results over the runs of `paths`, each run's rounds its own pairs."""
+def stats(engine: str, paths: Sequence[str], dropped: Collection[str] = ()) -> str:
+    """ENGINE's pooled results over the runs of `paths`, each run's rounds its own pairs, without the
+    games whose Termination is one of `dropped`."""
     pair_ids: dict[tuple[int, str], int] = {}
     games = [(pair_ids.setdefault((number, key), len(pair_ids)), white, black, result)
-             for number, path in enumerate(paths) for key, white, black, result in games_of(path)]
+             for number, path in enumerate(paths) for key, white, black, result in games_of(path, dropped)]
     tally = tally_results(games, engine)
     if tally.games == 0:
         return f"{engine}: no finished games"
@@ -114,7 +120,20 @@ def times(engine: str, paths: Sequence[str]) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if len(args) >= 3 and args[0] == "stats":
-        print(stats(args[1], args[2:]))
+        paths, dropped = [], []
+        rest = iter(args[2:])
+        for arg in rest:
+            if arg == "--drop":
+                if (termination := next(rest, None)) is None:
+                    print("stats: --drop needs a PGN Termination, for example --drop 'time forfeit'", file=sys.stderr)
+                    return 2
+                dropped.append(termination)
+            else:
+                paths.append(arg)
+        if not paths:
+            print("stats: no PGN given", file=sys.stderr)
+            return 2
+        print(stats(args[1], paths, dropped))
     elif len(args) >= 3 and args[0] == "times":
         print(times(args[1], args[2:]))
     elif len(args) == 4 and args[0] == "paired":
