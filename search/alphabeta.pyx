@@ -191,7 +191,7 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
     cdef int quiet_count = 0
     cdef bint pv_node = beta - alpha > 1
     cdef bint in_check = b.checkers != 0
-    cdef bint tt_hit, quiet, capture, gives_check, improving, tt_capture
+    cdef bint tt_hit, quiet, capture, gives_check, improving
     cdef int static_eval, score, best = -VALUE_INFINITE, i, new_depth, reduction, moves_searched = 0
     cdef int tt_score = VALUE_NONE, tt_bound = BOUND_NONE, r, original_alpha = alpha, extension, reduced_depth
     cdef int wdl, tb_value, tb_bound, max_value = VALUE_INFINITE, bound
@@ -350,9 +350,6 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
     if moves.count == 0:
         return -MATE + ply if in_check else VALUE_DRAW
     score_moves(s, &moves, tt_move, ply)
-    # A hash move that captures is most likely this node's best move, and the quiet moves
-    # behind it are less likely to matter than after a quiet hash move.
-    tt_capture = s.config.tt_capture_reduction and tt_move != MOVE_NONE and is_capture(s, tt_move)
 
     for i in range(moves.count):
         m = pick_next(&moves, i)
@@ -439,8 +436,6 @@ cdef int negamax(SearchState* s, int depth, int alpha, int beta, int ply, bint c
                 if pv_node:
                     reduction -= 1
                 if cut_node:
-                    reduction += 1
-                if tt_capture:
                     reduction += 1
                 if not improving:
                     reduction += 1

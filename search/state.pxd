@@ -37,7 +37,6 @@ cdef struct SearchConfig:
     bint kbn_mating             # KBN v K scored toward a corner of the bishop's colour (eval/mating.pxd)
     bint correction_history     # the static evaluation corrected by past searches (search/correction.pxd)
     bint probcut                # a capture beating beta + probcut_margin at reduced depth cuts the node
-    bint tt_capture_reduction   # candidate: late quiet moves reduced a ply more where the hash move is a capture
 
 
 # Where every searcher starts: every technique on (each was adopted by games: an SPRT, or for
@@ -64,7 +63,6 @@ cdef inline SearchConfig adopted_config() noexcept nogil:
     config.kbn_mating = True
     config.correction_history = True
     config.probcut = True
-    config.tt_capture_reduction = False     # a candidate: off while its SPRT runs
     return config
 
 

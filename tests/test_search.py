@@ -46,7 +46,7 @@ TECHNIQUES = ["tt_cutoffs", "null_move", "late_move_reductions", "internal_reduc
               "aspiration", "singular_extension", "draw_scaling", "kbn_mating", "correction_history",
               "probcut"]
 # Switches of candidates, off by default while their SPRT runs (deleted or adopted after it).
-CANDIDATES: list[str] = ["tt_capture_reduction"]
+CANDIDATES: list[str] = []
 
 
 @pytest.fixture(scope="module")
