@@ -15,14 +15,7 @@
 
 #include <stdint.h>
 
-/* The same definition as clock.h's (a module may include both). */
-#ifndef KESTREL_INLINE
-#if defined(_MSC_VER)
-#define KESTREL_INLINE static __inline
-#else
-#define KESTREL_INLINE static inline
-#endif
-#endif
+#include "inline.h"
 
 /* Sum of bits in pairs, nibbles, bytes, then of the eight bytes by one multiplication. */
 KESTREL_INLINE int kestrel_popcount_portable(uint64_t b) {

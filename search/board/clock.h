@@ -8,15 +8,7 @@
 
 #include <stdint.h>
 
-/* MSVC's C compiler spells `inline` as `__inline` (older versions know no other).  bitops.h
- * defines the same macro the same way; a module that includes both gets one definition. */
-#ifndef KESTREL_INLINE
-#if defined(_MSC_VER)
-#define KESTREL_INLINE static __inline
-#else
-#define KESTREL_INLINE static inline
-#endif
-#endif
+#include "inline.h"
 
 #if defined(_WIN32)
 #include <windows.h>
